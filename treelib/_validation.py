@@ -1,0 +1,123 @@
+"""Input and hyper-parameter checks shared by every estimator (not a chapter topic)."""
+
+import math
+import numbers
+
+import numpy as np
+import torch
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+# Below this an impurity is zero up to rounding (scikit-learn's EPSILON).
+EPSILON = float(np.finfo(np.float64).eps)
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_float(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, numbers.Integral))
+
+
+def _as_numpy(a):
+    """Torch tensors become numpy arrays; everything else passes through."""
+    if isinstance(a, torch.Tensor):
+        return a.detach().cpu().numpy()
+    return a
+
+
+def _as_tensor(a, dtype=None):
+    """A numpy array as a torch tensor (read-only arrays are copied, not shared)."""
+    a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
+    if not a.flags.writeable or not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a).copy()
+    return torch.from_numpy(a)
+
+
+def check_fit_input(estimator, X, y, sample_weight, *, classifier):
+    """Validate ``X, y, sample_weight`` for ``fit`` and return them as tensors.
+
+    X becomes float32 (as in scikit-learn); a classifier's labels are encoded as
+    ``0..K-1`` with ``estimator.classes_`` set; weights are float64 and must be
+    non-negative with a positive sum.
+    """
+    X, y = validate_data(
+        estimator, _as_numpy(X), _as_numpy(y), dtype=np.float32, y_numeric=not classifier
+    )
+    if classifier:
+        check_classification_targets(y)
+        estimator.classes_, y = np.unique(y, return_inverse=True)
+    sample_weight = _check_sample_weight(_as_numpy(sample_weight), X, dtype=np.float64)
+    if np.any(sample_weight < 0):
+        raise ValueError("sample_weight must be non-negative; got a negative weight.")
+    if not sample_weight.sum() > 0:
+        raise ValueError("sample_weight must have a positive sum; all weights are zero.")
+    y_dtype = np.int64 if classifier else np.float64
+    return _as_tensor(X), _as_tensor(y, y_dtype), _as_tensor(sample_weight)
+
+
+def check_predict_input(estimator, X):
+    """Check that ``estimator`` is fitted and ``X`` matches it; return X as float32 tensor."""
+    check_is_fitted(estimator)
+    X = validate_data(estimator, _as_numpy(X), dtype=np.float32, reset=False)
+    return _as_tensor(X)
+
+
+def check_criterion(criterion, allowed):
+    if criterion not in allowed:
+        raise ValueError(f"criterion must be one of {list(allowed)}; got {criterion!r}.")
+    return criterion
+
+
+def check_min_samples_leaf(value, n_samples):
+    """An int >= 1, or a float in (0, 1) meaning ``ceil(value * n_samples)``."""
+    if _is_int(value) and value >= 1:
+        return int(value)
+    if _is_float(value) and 0.0 < value < 1.0:
+        return int(math.ceil(value * n_samples))
+    raise ValueError(f"min_samples_leaf must be an int >= 1 or a float in (0, 1); got {value!r}.")
+
+
+def check_min_samples_split(value, n_samples):
+    """An int >= 2, or a float in (0, 1] meaning ``max(2, ceil(value * n_samples))``."""
+    if _is_int(value) and value >= 2:
+        return int(value)
+    if _is_float(value) and 0.0 < value <= 1.0:
+        return max(2, int(math.ceil(value * n_samples)))
+    raise ValueError(f"min_samples_split must be an int >= 2 or a float in (0, 1]; got {value!r}.")
+
+
+def check_max_depth(value):
+    """None (grow until pure) or an int >= 1."""
+    if value is None:
+        return 2**31 - 1
+    if _is_int(value) and value >= 1:
+        return int(value)
+    raise ValueError(f"max_depth must be None or an int >= 1; got {value!r}.")
+
+
+def check_max_features(value, n_features):
+    """How many features each node looks at: int, float fraction, "sqrt", "log2" or None."""
+    if value is None:
+        return n_features
+    if value == "sqrt":
+        return max(1, int(math.sqrt(n_features)))
+    if value == "log2":
+        return max(1, int(math.log2(n_features)))
+    if _is_int(value) and 1 <= value <= n_features:
+        return int(value)
+    if _is_float(value) and 0.0 < value <= 1.0:
+        return max(1, int(value * n_features))
+    raise ValueError(
+        f"max_features must be None, 'sqrt', 'log2', an int in [1, n_features={n_features}]"
+        f" or a float in (0, 1]; got {value!r}."
+    )
+
+
+def check_real(name, value, low, high=math.inf):
+    """A real number in ``[low, high]``."""
+    if _is_int(value) or _is_float(value):
+        if low <= value <= high:
+            return float(value)
+    raise ValueError(f"{name} must be a number in [{low}, {high}]; got {value!r}.")

@@ -1,0 +1,85 @@
+"""Impurity functions: how mixed is a node?
+
+Introduced in Chapter 1 (``notebooks/01_decision_stump``); entropy is the
+subject of Chapter 4 and squared error of Chapter 3.
+
+Every function takes a tensor of *node statistics* whose first axis describes
+one node, so the same call scores one node, a row of candidate splits, or a
+whole grid of them at once:
+
+- classification: weighted class counts, shape ``(n_classes, ...)``;
+- regression: the moments ``(sum w, sum w*y, sum w*y**2)``, shape ``(3, ...)``.
+"""
+
+import math
+
+import torch
+
+
+def gini(counts):
+    """Gini impurity ``1 - sum_k p_k**2`` of weighted class counts.
+
+    Introduced in Chapter 1. For two classes it equals ``2 p (1 - p)``.
+    """
+    p = counts / counts.sum(0)
+    return 1.0 - (p * p).sum(0)
+
+
+def entropy(counts):
+    """Shannon entropy in bits, ``-sum_k p_k log2 p_k``, with ``0 log 0 = 0``.
+
+    Introduced in Chapter 4; scikit-learn also calls it ``"log_loss"``.
+    """
+    p = counts / counts.sum(0)
+    p = p.clamp(min=0.0)  # counts found by subtraction can be -1e-17: that is a zero
+    return -torch.special.xlogy(p, p).sum(0) / math.log(2.0)
+
+
+def squared_error(moments):
+    """Weighted variance ``sum w y**2 / W - mean**2`` from ``(W, sum wy, sum wy**2)``.
+
+    Introduced in Chapter 3; the leaf value that minimises it is the weighted mean.
+    """
+    w, wy, wyy = moments
+    mean = wy / w
+    return wyy / w - mean * mean
+
+
+CRITERIA = {
+    "gini": gini,
+    "entropy": entropy,
+    "log_loss": entropy,
+    "squared_error": squared_error,
+}
+CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
+REGRESSION_CRITERIA = ("squared_error",)
+
+
+def node_weight(stats, criterion):
+    """Total sample weight of the node(s) described by ``stats``."""
+    if criterion in REGRESSION_CRITERIA:
+        return stats[0]
+    return stats.sum(0)
+
+
+def target_stats(y, sample_weight, criterion, n_classes=None):
+    """Per-sample statistics whose sums over a node feed the impurity functions.
+
+    ``y`` holds encoded classes ``0..n_classes-1`` (classification) or real
+    targets (regression); the result is float64 of shape ``(n_stats, n_samples)``:
+    one column per sample, so ``stats.sum(1)`` describes the node.
+    """
+    w = sample_weight.to(torch.float64)
+    if criterion in REGRESSION_CRITERIA:
+        y = y.to(torch.float64)
+        return torch.stack([w, w * y, w * y * y])
+    stats = torch.zeros(n_classes, len(y), dtype=torch.float64, device=y.device)
+    stats[y, torch.arange(len(y), device=y.device)] = w
+    return stats
+
+
+def leaf_value(stats, criterion):
+    """What a node predicts: class fractions, or the weighted mean target."""
+    if criterion in REGRESSION_CRITERIA:
+        return stats[1:2] / stats[0]
+    return stats / stats.sum(0)

@@ -1,0 +1,200 @@
+"""CART decision trees for classification and regression.
+
+``DecisionTreeClassifier`` is introduced in Chapter 2
+(``notebooks/02_cart_classification``), ``DecisionTreeRegressor`` in Chapter 3
+(``notebooks/03_regression_tree``). Both follow scikit-learn's API and rules.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+
+from ._validation import (
+    check_criterion,
+    check_fit_input,
+    check_max_depth,
+    check_max_features,
+    check_min_samples_leaf,
+    check_min_samples_split,
+    check_predict_input,
+    check_real,
+)
+from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, target_stats
+from .grow import StoppingRules, grow_tree
+
+
+class BaseDecisionTree(BaseEstimator):
+    """What the classifier and the regressor share. Introduced in Chapter 2."""
+
+    _criteria = ()
+    _is_classifier = False
+
+    def _stopping_rules(self, n_samples, n_features, total_weight):
+        min_samples_leaf = check_min_samples_leaf(self.min_samples_leaf, n_samples)
+        min_samples_split = check_min_samples_split(self.min_samples_split, n_samples)
+        fraction = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
+        return StoppingRules(
+            max_depth=check_max_depth(self.max_depth),
+            min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
+            min_samples_leaf=min_samples_leaf,
+            min_weight_leaf=fraction * total_weight,
+            min_impurity_decrease=check_real(
+                "min_impurity_decrease", self.min_impurity_decrease, 0.0
+            ),
+            max_features=check_max_features(self.max_features, n_features),
+        )
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
+        X, y, w = check_fit_input(self, X, y, sample_weight, classifier=self._is_classifier)
+        criterion = check_criterion(self.criterion, self._criteria)
+        rules = self._stopping_rules(X.shape[0], X.shape[1], float(w.sum()))
+        n_classes = len(self.classes_) if self._is_classifier else None
+        stats = target_stats(y, w, criterion, n_classes)
+        keep = w > 0  # zero-weight samples take no part, as in scikit-learn
+        rng = check_random_state(self.random_state)
+        self.tree_ = grow_tree(X[keep], stats[:, keep], criterion, rules, rng)
+        self.max_features_ = rules.max_features
+        self.n_outputs_ = 1
+        return self
+
+    def apply(self, X):
+        """Index of the leaf each sample ends up in."""
+        X = check_predict_input(self, X)
+        return self.tree_.apply(X).numpy()
+
+    def _leaf_values(self, X):
+        leaves = self.apply(X)
+        return self.tree_.value[leaves, 0].numpy()
+
+    def get_depth(self):
+        """Depth of the tree (a lone root has depth 0)."""
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Mean decrease in impurity (MDI) per feature, summing to one."""
+        return self.tree_.compute_feature_importances(self.n_features_in_).numpy()
+
+
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+    """A CART classification tree. Introduced in Chapter 2.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss"}, default="gini"
+        Impurity to minimise; entropy is in bits (Chapter 4).
+    max_depth : int or None, default=None
+        Grow at most this deep; None grows until leaves are pure.
+    min_samples_split : int or float, default=2
+        A node with fewer samples is a leaf (float: fraction of n).
+    min_samples_leaf : int or float, default=1
+        Each child must keep at least this many samples (float: fraction of n).
+    min_weight_fraction_leaf : float, default=0.0
+        Each child must keep this fraction of the total sample weight.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features searched at each node, drawn at random (Chapter 5).
+    random_state : int, RandomState or None, default=None
+        Seeds the feature order, which breaks ties between equally good splits.
+    min_impurity_decrease : float, default=0.0
+        Split only if the weighted impurity decrease reaches this value.
+
+    Attributes
+    ----------
+    tree_ : treelib.tree_structure.Tree
+        The fitted tree as flat arrays (scikit-learn's field names).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only if X had column names)
+    max_features_ : int
+    n_outputs_ : int
+    feature_importances_ : ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treelib import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> DecisionTreeClassifier(max_depth=2).fit(X, y).get_n_leaves()
+    3
+    """
+
+    _criteria = CLASSIFICATION_CRITERIA
+    _is_classifier = True
+
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=None,
+        random_state=None,
+        min_impurity_decrease=0.0,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.min_impurity_decrease = min_impurity_decrease
+
+    def predict_proba(self, X):
+        """Class fractions (weighted) of the leaf each sample falls in."""
+        return self._leaf_values(X)
+
+    def predict(self, X):
+        """The most likely class of each sample (the lowest class on a tie)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
+    """A CART regression tree (squared error). Introduced in Chapter 3.
+
+    Parameters are those of :class:`DecisionTreeClassifier`, except
+    ``criterion``, which is ``"squared_error"``; a leaf predicts the weighted
+    mean of its targets.
+
+    Examples
+    --------
+    >>> from treelib import DecisionTreeRegressor
+    >>> reg = DecisionTreeRegressor(max_depth=1).fit([[0.0], [1.0], [2.0], [3.0]], [1, 1, 5, 5])
+    >>> reg.predict([[0.5], [2.5]]).tolist()
+    [1.0, 5.0]
+    """
+
+    _criteria = REGRESSION_CRITERIA
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=None,
+        random_state=None,
+        min_impurity_decrease=0.0,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.min_impurity_decrease = min_impurity_decrease
+
+    def predict(self, X):
+        """The mean target of the leaf each sample falls in."""
+        return self._leaf_values(X)[:, 0]

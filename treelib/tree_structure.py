@@ -1,0 +1,93 @@
+"""A fitted tree as flat arrays, with scikit-learn's field names and meaning.
+
+Introduced in Chapter 2 (``notebooks/02_cart_classification``).
+
+Node ``0`` is the root and ids follow preorder (a node, then its whole left
+subtree, then its right subtree). A leaf has ``children_left == -1`` and
+``feature == -2``. Every field is a torch tensor, indexed by node id.
+"""
+
+import torch
+
+TREE_LEAF = -1
+TREE_UNDEFINED = -2
+
+
+class Tree:
+    """Flat-array storage of a binary tree, as ``sklearn.tree._tree.Tree``.
+
+    Introduced in Chapter 2.
+
+    Attributes
+    ----------
+    children_left, children_right : int64 tensor (node_count,)
+    feature : int64 tensor (node_count,)
+    threshold : float64 tensor (node_count,)
+    value : float64 tensor (node_count, 1, n_values)
+        Class fractions (classifier) or the mean target (regressor).
+    impurity : float64 tensor (node_count,)
+    n_node_samples : int64 tensor (node_count,)
+    weighted_n_node_samples : float64 tensor (node_count,)
+    """
+
+    FIELDS = {
+        "children_left": torch.int64,
+        "children_right": torch.int64,
+        "feature": torch.int64,
+        "threshold": torch.float64,
+        "value": torch.float64,
+        "impurity": torch.float64,
+        "n_node_samples": torch.int64,
+        "weighted_n_node_samples": torch.float64,
+    }
+
+    def __init__(self, **fields):
+        for name, dtype in self.FIELDS.items():
+            setattr(self, name, torch.as_tensor(fields[name], dtype=dtype))
+
+    @property
+    def node_count(self):
+        return len(self.feature)
+
+    @property
+    def n_leaves(self):
+        return int((self.children_left == TREE_LEAF).sum())
+
+    @property
+    def max_depth(self):
+        """Depth of the deepest leaf (the root alone has depth 0)."""
+        return int(self.node_depth().max())
+
+    def node_depth(self):
+        """Depth of every node; parents precede children in preorder."""
+        left, right = self.children_left.tolist(), self.children_right.tolist()
+        depth = [0] * self.node_count
+        for node in range(self.node_count):
+            if left[node] != TREE_LEAF:
+                depth[left[node]] = depth[right[node]] = depth[node] + 1
+        return torch.tensor(depth)
+
+    def apply(self, X):
+        """Leaf id of every row of float32 ``X``: all samples descend together."""
+        node = torch.zeros(X.shape[0], dtype=torch.int64)
+        rows = torch.arange(X.shape[0])
+        while True:
+            inner = self.children_left[node] != TREE_LEAF
+            if not bool(inner.any()):
+                return node
+            x = X[rows, self.feature[node].clamp(min=0)].double()
+            goes_left = x <= self.threshold[node]
+            child = torch.where(goes_left, self.children_left[node], self.children_right[node])
+            node = torch.where(inner, child, node)
+
+    def compute_feature_importances(self, n_features):
+        """Mean decrease in impurity per feature, normalised to sum to one."""
+        inner = self.children_left != TREE_LEAF
+        w_imp = self.weighted_n_node_samples * self.impurity
+        left, right = self.children_left[inner], self.children_right[inner]
+        decrease = w_imp[inner] - w_imp[left] - w_imp[right]
+        importances = torch.zeros(n_features, dtype=torch.float64)
+        importances.index_add_(0, self.feature[inner], decrease)
+        importances /= self.weighted_n_node_samples[0]
+        total = importances.sum()
+        return importances / total if total > 0 else importances
