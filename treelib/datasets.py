@@ -1,0 +1,240 @@
+"""The Cleveland heart-disease data, bundled and checked.
+
+Introduced in Chapter 6 (notebooks/06_adaboost_heart_disease).
+
+The package ships UCI's ``processed.cleveland.data`` (303 patients, 14
+columns; Janosi, Steinbrunn, Pfisterer and Detrano, 1988; CC BY 4.0), rebuilt
+offline by ``scripts/rebuild_heart_data.py``.  Every load checks its SHA-256,
+so a notebook can never run on silently different numbers.  The data card in
+``book/heart_disease_data.md`` says what the columns mean and what the data
+can and cannot support.
+"""
+
+import hashlib
+import importlib.resources
+import io
+import os
+import tempfile
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+from sklearn.utils import Bunch
+
+URL = (
+    "https://archive.ics.uci.edu/ml/machine-learning-databases/"
+    "heart-disease/processed.cleveland.data"
+)
+"""Where UCI publishes the file; used only with ``download=True``.
+
+Introduced in Chapter 6 (notebooks/06_adaboost_heart_disease).
+"""
+
+HEART_SHA256 = "a74b7efa387bc9d108d7d0115d831fe9b414b29ae7124f331b622b4efa0427c8"
+"""SHA-256 of UCI's ``processed.cleveland.data`` (18,461 bytes, 303 lines).
+
+Introduced in Chapter 6 (notebooks/06_adaboost_heart_disease).
+"""
+
+FILENAME = "processed.cleveland.data"
+
+FEATURE_DESCRIPTIONS = {
+    "age": "age in years",
+    "sex": "sex (1 = male, 0 = female)",
+    "cp": "chest pain type (1 = typical angina, 2 = atypical angina, "
+    "3 = non-anginal pain, 4 = asymptomatic)",
+    "trestbps": "resting blood pressure (mm Hg on admission to the hospital)",
+    "chol": "serum cholesterol (mg/dl)",
+    "fbs": "fasting blood sugar > 120 mg/dl (1 = true, 0 = false)",
+    "restecg": "resting electrocardiographic results (0 = normal, "
+    "1 = ST-T wave abnormality, 2 = probable or definite left ventricular "
+    "hypertrophy by Estes' criteria)",
+    "thalach": "maximum heart rate achieved (beats per minute)",
+    "exang": "exercise induced angina (1 = yes, 0 = no)",
+    "oldpeak": "ST depression induced by exercise relative to rest",
+    "slope": "slope of the peak exercise ST segment (1 = upsloping, 2 = flat, 3 = downsloping)",
+    "ca": "number of major vessels (0-3) coloured by fluoroscopy",
+    "thal": "thallium stress test (3 = normal, 6 = fixed defect, 7 = reversable defect)",
+    "num": "diagnosis of heart disease, angiographic disease status "
+    "(0 = < 50% diameter narrowing; 1-4 = > 50% narrowing in a major vessel)",
+    "disease": "binary target added by treelib: 1 if num > 0, else 0",
+}
+"""Column name -> meaning, with UCI's codes.
+
+Introduced in Chapter 6 (notebooks/06_adaboost_heart_disease).
+"""
+
+CATEGORY_LABELS = {
+    "sex": {0: "female", 1: "male"},
+    "cp": {
+        1: "typical angina",
+        2: "atypical angina",
+        3: "non-anginal pain",
+        4: "asymptomatic",
+    },
+    "fbs": {0: "<= 120 mg/dl", 1: "> 120 mg/dl"},
+    "restecg": {
+        0: "normal",
+        1: "ST-T wave abnormality",
+        2: "left ventricular hypertrophy",
+    },
+    "exang": {0: "no", 1: "yes"},
+    "slope": {1: "upsloping", 2: "flat", 3: "downsloping"},
+    "thal": {3: "normal", 6: "fixed defect", 7: "reversable defect"},
+    "num": {
+        0: "< 50% narrowing",
+        1: "> 50% narrowing (1)",
+        2: "> 50% narrowing (2)",
+        3: "> 50% narrowing (3)",
+        4: "> 50% narrowing (4)",
+    },
+    "disease": {0: "no disease", 1: "disease"},
+}
+"""Categorical column -> {UCI code: label}, e.g. for ``frame.cp.map(...)``.
+
+Codes are ints; they also look up the loaded float values (``1.0 == 1``).
+
+Introduced in Chapter 6 (notebooks/06_adaboost_heart_disease).
+"""
+
+COLUMNS = list(FEATURE_DESCRIPTIONS)[:14]
+FEATURE_NAMES = COLUMNS[:13]
+TARGET_NAMES = np.array(["no disease", "disease"])
+
+DESCR = f"""\
+Cleveland heart disease (UCI Machine Learning Repository)
+---------------------------------------------------------
+303 patients of the Cleveland Clinic Foundation, 13 features, 14th column
+``num`` (0-4) and the binary target ``disease`` = (num > 0): 164 / 139.
+Missing values (``?`` in the file, NaN here): ca in 4 rows, thal in 2.
+
+Janosi, A., Steinbrunn, W., Pfisterer, M. and Detrano, R. (1988).
+Heart Disease. UCI Machine Learning Repository. doi:10.24432/C52P4X.
+License: CC BY 4.0. SHA-256 of processed.cleveland.data:
+{HEART_SHA256}
+
+Columns:
+""" + "\n".join(f"- {name}: {text}" for name, text in FEATURE_DESCRIPTIONS.items())
+
+
+def _check(data, source):
+    """Raise ``ValueError`` unless ``data`` hashes to ``HEART_SHA256``."""
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != HEART_SHA256:
+        raise ValueError(
+            f"{source} is not UCI's {FILENAME}: its SHA-256 is {digest}, expected {HEART_SHA256}"
+        )
+
+
+def _bundled_file():
+    """The copy shipped in ``treelib/data`` (a Traversable, not always a path)."""
+    return importlib.resources.files("treelib") / "data" / FILENAME
+
+
+def _data_home(data_home=None):
+    """Cache folder: ``data_home``, else ``$TREELIB_DATA``, else ~/.cache/treelib."""
+    if data_home is None:
+        data_home = os.environ.get("TREELIB_DATA", "~/.cache/treelib")
+    return Path(data_home).expanduser()
+
+
+def _download(url, path):
+    """Fetch ``url`` to ``path`` atomically; nothing is left behind on a bad hash."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=FILENAME + ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as fh, urllib.request.urlopen(url, timeout=60) as r:
+            data = r.read()
+            fh.write(data)
+        _check(data, f"the file downloaded from {url}")
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a cache may be shared
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return data
+
+
+def _read_bytes(download, data_home, url):
+    """Return the verified bytes and the name of the file they came from."""
+    if not download:
+        source = _bundled_file()
+        data = source.read_bytes()
+        _check(data, f"the bundled {source}")
+        return data, str(source)
+    path = _data_home(data_home) / FILENAME
+    if not path.exists():
+        return _download(url, path), str(path)
+    data = path.read_bytes()
+    try:
+        _check(data, f"the cached {path}")
+    except ValueError as err:
+        # A damaged cache must not stick: remove it so the next call refetches.
+        path.unlink()
+        raise ValueError(f"{err}; deleted it, call again to download afresh") from None
+    return data, str(path)
+
+
+def load_heart_disease(*, as_frame=True, return_X_y=False, download=False, data_home=None, url=URL):
+    """Load the Cleveland heart-disease data (303 patients, 13 features).
+
+    Introduced in Chapter 6 (notebooks/06_adaboost_heart_disease).
+
+    Parameters
+    ----------
+    as_frame : bool, default=True
+        Return pandas objects (``data`` a DataFrame, ``target`` a Series and
+        ``frame`` the whole table); if False, numpy arrays and ``frame=None``.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of a Bunch.
+    download : bool, default=False
+        Read UCI's file from the cache folder, fetching it from ``url`` the
+        first time, instead of the copy bundled with treelib.
+    data_home : str or path-like, optional
+        Cache folder; default ``$TREELIB_DATA``, else ``~/.cache/treelib``.
+    url : str, default=URL
+        Where to fetch from when ``download=True`` (tests point it at a local
+        server).
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``data`` (303, 13) features with ``?`` read as NaN; ``target`` the
+        binary ``disease`` = (num > 0); ``frame`` the 14 UCI columns plus
+        ``disease``; ``feature_names``; ``target_names``; ``DESCR``;
+        ``filename``.
+    (X, y) : tuple
+        If ``return_X_y`` is True.
+
+    Raises
+    ------
+    ValueError
+        If the file's SHA-256 is not ``HEART_SHA256`` (a bad download or a
+        damaged cache is deleted).
+
+    Examples
+    --------
+    >>> from treelib.datasets import load_heart_disease
+    >>> X, y = load_heart_disease(return_X_y=True)
+    >>> X.shape, int(y.sum())
+    ((303, 13), 139)
+    """
+    import pandas as pd
+
+    raw, filename = _read_bytes(download, data_home, url)
+    frame = pd.read_csv(io.BytesIO(raw), header=None, names=COLUMNS, na_values="?")
+    frame["disease"] = (frame["num"] > 0).astype(int)
+    X, y = frame[FEATURE_NAMES], frame["disease"]
+    if not as_frame:
+        X, y, frame = X.to_numpy(dtype=float), y.to_numpy(), None
+    if return_X_y:
+        return X, y
+    return Bunch(
+        data=X,
+        target=y,
+        frame=frame,
+        feature_names=list(FEATURE_NAMES),
+        target_names=TARGET_NAMES.copy(),
+        DESCR=DESCR,
+        filename=filename,
+    )
