@@ -1,0 +1,31 @@
+"""Small helpers for the book's notebooks (not a chapter topic).
+
+Introduced in Chapter 1 (``notebooks/01_decision_stump``) and used by every chapter.
+"""
+
+import inspect
+
+from IPython.display import Code, display
+
+
+def glue(name, value, display_value=True):
+    """Make ``value`` citable in the book's prose as ``{glue:text}`name```.
+
+    Introduced in Chapter 1. In the book build this is myst-nb's ``glue``; where
+    myst-nb is not installed (e.g. Colab) the value is simply shown.
+    """
+    try:
+        from myst_nb import glue as myst_glue
+    except ImportError:
+        if display_value:
+            display(value)
+        return
+    myst_glue(name, value, display=display_value)
+
+
+def show_source(obj):
+    """Display the source code of a treelib function or class, highlighted.
+
+    Introduced in Chapter 1: the book shows the library's code instead of copying it.
+    """
+    return Code(inspect.getsource(obj), language="python")
