@@ -5,7 +5,10 @@ Each public object's docstring names the chapter that introduces it.
 """
 
 from . import datasets
+from .boosting import AdaBoostClassifier
 from .criteria import entropy, gini, squared_error
+from .export import export_text, plot_tree
+from .forest import RandomForestClassifier, RandomForestRegressor
 from .split import Split, best_split
 from .stump import DecisionStump
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -14,13 +17,18 @@ from .tree_structure import Tree
 __version__ = "0.1.0"
 __all__ = [
     "datasets",
+    "AdaBoostClassifier",
     "DecisionStump",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "Tree",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
     "Split",
     "best_split",
     "entropy",
     "gini",
     "squared_error",
+    "export_text",
+    "plot_tree",
 ]

@@ -47,6 +47,10 @@ class BaseDecisionTree(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=self._is_classifier)
+        return self._fit_tensors(X, y, w)
+
+    def _fit_tensors(self, X, y, w):
+        """Fit on validated tensors (the forest calls this to skip re-validation)."""
         criterion = check_criterion(self.criterion, self._criteria)
         rules = self._stopping_rules(X.shape[0], X.shape[1], float(w.sum()))
         n_classes = len(self.classes_) if self._is_classifier else None
