@@ -121,3 +121,25 @@ def check_real(name, value, low, high=math.inf):
         if low <= value <= high:
             return float(value)
     raise ValueError(f"{name} must be a number in [{low}, {high}]; got {value!r}.")
+
+
+def check_categorical_features(value, n_features, feature_names=None):
+    """Indices of the categorical features: from None, indices, a boolean mask or names."""
+    if value is None:
+        return frozenset()
+    values = list(np.asarray(value).ravel()) if not isinstance(value, str) else [value]
+    if len(values) == n_features and all(isinstance(v, (bool, np.bool_)) for v in values):
+        return frozenset(int(i) for i in np.flatnonzero(values))
+    names = [] if feature_names is None else list(feature_names)
+    indices = set()
+    for v in values:
+        if isinstance(v, str) and v in names:
+            indices.add(names.index(v))
+        elif _is_int(v) and 0 <= int(v) < n_features:
+            indices.add(int(v))
+        else:
+            raise ValueError(
+                "categorical_features must be None, a boolean mask of length n_features, "
+                f"feature indices in [0, {n_features}) or column names; got {v!r}."
+            )
+    return frozenset(indices)

@@ -51,6 +51,7 @@ class BaseForest(BaseEstimator):
     def _tree_params(self):
         names = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf")
         names += ("min_weight_fraction_leaf", "max_features", "min_impurity_decrease")
+        names += ("categorical_features",)
         return {name: getattr(self, name) for name in names}
 
     def fit(self, X, y, sample_weight=None):
@@ -68,6 +69,8 @@ class BaseForest(BaseEstimator):
         for seed in tqdm(seeds, desc="trees", disable=not self.verbose):
             tree = self._tree_class(**self._tree_params(), random_state=seed)
             tree.n_features_in_ = self.n_features_in_
+            if hasattr(self, "feature_names_in_"):
+                tree.feature_names_in_ = self.feature_names_in_
             if classifier:
                 tree.classes_ = self.classes_
             counts = bootstrap_counts(seed, n, n_draws) if self.bootstrap else np.ones(n)
@@ -118,6 +121,8 @@ min_impurity_decrease
     random_state : int, RandomState or None, default=None
     verbose : bool, default=False
         Show a progress bar over the trees (tqdm).
+    categorical_features : indices, boolean mask, column names or None, default=None
+        Features split one-vs-rest (``x == c``), passed to every tree (Chapter 6).
 
     Attributes
     ----------
@@ -144,6 +149,7 @@ min_impurity_decrease
         max_samples=None,
         random_state=None,
         verbose=False,
+        categorical_features=None,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -158,6 +164,7 @@ min_impurity_decrease
         self.max_samples = max_samples
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _store_oob(self, oob, y):
         self.oob_decision_function_ = oob
@@ -207,6 +214,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         max_samples=None,
         random_state=None,
         verbose=False,
+        categorical_features=None,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -221,6 +229,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.max_samples = max_samples
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _store_oob(self, oob, y):
         self.oob_prediction_ = oob[:, 0]

@@ -11,7 +11,7 @@ import torch
 
 from ._validation import EPSILON
 from .criteria import CRITERIA, leaf_value, node_weight
-from .split import FEATURE_THRESHOLD, best_split
+from .split import FEATURE_THRESHOLD, best_split, goes_left
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
@@ -24,6 +24,7 @@ class StoppingRules(NamedTuple):
     min_weight_leaf: float
     min_impurity_decrease: float
     max_features: int
+    categorical: frozenset = frozenset()  # features split one-vs-rest (Chapter 6)
 
 
 def draw_features(X, max_features, rng):
@@ -69,7 +70,7 @@ def grow_tree(X, stats, criterion, rules, rng):
         node = dict(
             feature=TREE_UNDEFINED, threshold=float(TREE_UNDEFINED), left=TREE_LEAF,
             right=TREE_LEAF, value=leaf_value(node_stats, criterion), impurity=impurity,
-            n=len(idx), weight=weight,
+            n=len(idx), weight=weight, categorical=False,
         )  # fmt: skip
         nodes.append(node)
         if is_leaf_before_search(len(idx), weight, impurity, depth, rules):
@@ -78,16 +79,17 @@ def grow_tree(X, stats, criterion, rules, rng):
         split = best_split(
             X_node, stats[:, idx], criterion,
             features=draw_features(X_node, rules.max_features, rng),
+            categorical=rules.categorical,
             min_samples_leaf=rules.min_samples_leaf, min_weight_leaf=rules.min_weight_leaf,
             root_weight=root_weight,
         )  # fmt: skip
         if split is None or split.improvement + EPSILON < rules.min_impurity_decrease:
             return len(nodes) - 1
-        goes_left = X_node[:, split.feature].double() <= split.threshold
+        left = goes_left(X_node[:, split.feature], split.threshold, split.categorical)
         node_id = len(nodes) - 1
-        node.update(feature=split.feature, threshold=split.threshold)
-        node["left"] = grow(idx[goes_left], depth + 1)
-        node["right"] = grow(idx[~goes_left], depth + 1)
+        node.update(feature=split.feature, threshold=split.threshold, categorical=split.categorical)
+        node["left"] = grow(idx[left], depth + 1)
+        node["right"] = grow(idx[~left], depth + 1)
         return node_id
 
     grow(torch.arange(X.shape[0]), 0)
@@ -100,4 +102,5 @@ def grow_tree(X, stats, criterion, rules, rng):
         impurity=[n["impurity"] for n in nodes],
         n_node_samples=[n["n"] for n in nodes],
         weighted_n_node_samples=[n["weight"] for n in nodes],
+        categorical=[n["categorical"] for n in nodes],
     )

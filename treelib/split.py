@@ -35,6 +35,24 @@ class Split(NamedTuple):
     impurity: float
     impurity_left: float
     impurity_right: float
+    categorical: bool = False  # True: ``x == threshold`` goes left (one-vs-rest)
+
+
+class Candidate(NamedTuple):
+    """The best split found on one feature (or one group of features)."""
+
+    score: float
+    rank: int  # position of the feature in the search order: the lower wins a tie
+    feature: int
+    threshold: float
+    left: torch.Tensor  # statistics of the left child
+    categorical: bool = False
+
+
+def goes_left(x, threshold, categorical=False):
+    """Which samples of feature column ``x`` a split sends left."""
+    x = x.double()  # compare in float64, as scikit-learn does
+    return x == threshold if categorical else x <= threshold
 
 
 def split_scores(left, right, w_left, w_right, criterion):
@@ -72,12 +90,60 @@ def midpoint(a, b):
     return a if t == b or abs(t) == float("inf") else t
 
 
+def best_ordinal_candidate(X, stats, total, features, criterion, limits):
+    """The best ``x <= t`` split over ``features``, all searched at once.
+
+    Sort each feature once; a cumulative sum of the sorted statistics is the
+    left child of every candidate threshold, and the right child is the total
+    minus the left.
+    """
+    n = X.shape[0]
+    sorted_x, order = torch.sort(X[:, features].T, dim=1)  # (f, n): one sort per feature
+    left = stats[:, order].cumsum(2)[:, :, :-1]  # (n_stats, f, n-1): every left child
+    right = total[:, None, None] - left
+    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
+    scores = split_scores(left, right, w_left, w_right, criterion)
+    allowed = candidate_mask(sorted_x, w_left, w_right, *limits)
+    scores = torch.where(allowed, scores, float("-inf"))
+    # argmax returns the first maximum: the first feature in `features` order,
+    # then the smallest threshold
+    j, pos = divmod(int(torch.argmax(scores)), n - 1)
+    if not bool(allowed[j, pos]):
+        return None
+    threshold = midpoint(float(sorted_x[j, pos]), float(sorted_x[j, pos + 1]))
+    return Candidate(float(scores[j, pos]), j, features[j], threshold, left[:, j, pos])
+
+
+def best_categorical_candidate(x, stats, total, criterion, limits):
+    """The best one-vs-rest split ``x == c`` of a categorical feature column ``x``.
+
+    Introduced in Chapter 6. Each category's statistics are one ``index_add_``
+    away; the right child is everything else.
+    """
+    min_samples_leaf, min_weight_leaf = limits
+    categories, codes = torch.unique(x, return_inverse=True)
+    left = torch.zeros(stats.shape[0], len(categories), dtype=stats.dtype)
+    left.index_add_(1, codes, stats)
+    right = total[:, None] - left
+    n_left = torch.bincount(codes, minlength=len(categories))
+    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
+    scores = split_scores(left, right, w_left, w_right, criterion)
+    allowed = (n_left >= min_samples_leaf) & (len(x) - n_left >= min_samples_leaf)
+    allowed &= (w_left >= min_weight_leaf) & (w_right >= min_weight_leaf)
+    scores = torch.where(allowed, scores, float("-inf"))
+    c = int(torch.argmax(scores))
+    if not bool(allowed[c]):
+        return None
+    return float(scores[c]), float(categories[c]), left[:, c]
+
+
 def best_split(
     X,
     stats,
     criterion,
     *,
     features=None,
+    categorical=(),
     min_samples_leaf=1,
     min_weight_leaf=0.0,
     root_weight=None,
@@ -94,6 +160,8 @@ def best_split(
         ``"gini"``, ``"entropy"``/``"log_loss"`` or ``"squared_error"``.
     features : sequence of int, optional
         Features to search, in the order that breaks ties. Default: all, in order.
+    categorical : collection of int, default=()
+        Features split one-vs-rest (``x == c`` goes left) instead of ``x <= t``.
     min_samples_leaf : int
         Minimum (unweighted) number of samples in each child.
     min_weight_leaf : float
@@ -106,31 +174,35 @@ def best_split(
     -------
     Split or None
     """
-    n = X.shape[0]
-    features = list(range(X.shape[1])) if features is None else list(features)
-    if n < 2 or not features:
+    features = list(range(X.shape[1])) if features is None else [int(f) for f in features]
+    if X.shape[0] < 2 or not features:
         return None
-    sorted_x, order = torch.sort(X[:, features].T, dim=1)  # (f, n): one sort per feature
-    left = stats[:, order].cumsum(2)[:, :, :-1]  # (n_stats, f, n-1): every left child
     total = stats.sum(1)
-    right = total[:, None, None] - left
-    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-
-    scores = split_scores(left, right, w_left, w_right, criterion)
-    allowed = candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf)
-    scores = torch.where(allowed, scores, float("-inf"))
-    # argmax returns the first maximum: the first feature in `features` order,
-    # then the smallest threshold
-    j, pos = divmod(int(torch.argmax(scores)), n - 1)
-    if not bool(allowed[j, pos]):
+    limits = (min_samples_leaf, min_weight_leaf)
+    ordinal = [f for f in features if f not in categorical]
+    candidates = []
+    if ordinal:
+        best = best_ordinal_candidate(X, stats, total, ordinal, criterion, limits)
+        candidates += [best._replace(rank=features.index(best.feature))] if best else []
+    for rank, f in enumerate(features):
+        found = f in categorical and best_categorical_candidate(
+            X[:, f], stats, total, criterion, limits
+        )
+        if found:
+            candidates.append(Candidate(found[0], rank, f, found[1], found[2], categorical=True))
+    if not candidates:
         return None
+    best = max(candidates, key=lambda c: (c.score, -c.rank))  # ties: the earlier feature
+    return make_split(best, total, criterion, root_weight)
 
+
+def make_split(best, total, criterion, root_weight=None):
+    """Turn the winning candidate into a :class:`Split` with scikit-learn's improvement."""
     impurity = CRITERIA[criterion]
-    imp = float(impurity(total))
-    imp_l, imp_r = float(impurity(left[:, j, pos])), float(impurity(right[:, j, pos]))
+    right = total - best.left
+    imp, imp_l, imp_r = float(impurity(total)), float(impurity(best.left)), float(impurity(right))
     w = float(node_weight(total, criterion))
-    wl, wr = float(w_left[j, pos]), float(w_right[j, pos])
+    wl, wr = float(node_weight(best.left, criterion)), float(node_weight(right, criterion))
     root_weight = w if root_weight is None else root_weight
     improvement = (w / root_weight) * (imp - wr / w * imp_r - wl / w * imp_l)
-    threshold = midpoint(float(sorted_x[j, pos]), float(sorted_x[j, pos + 1]))
-    return Split(features[j], threshold, improvement, imp, imp_l, imp_r)
+    return Split(best.feature, best.threshold, improvement, imp, imp_l, imp_r, best.categorical)

@@ -15,7 +15,7 @@ from ._validation import (
     check_predict_input,
 )
 from .criteria import CLASSIFICATION_CRITERIA, CRITERIA, leaf_value, target_stats
-from .split import best_split
+from .split import best_split, goes_left
 
 
 class DecisionStump(ClassifierMixin, BaseEstimator):
@@ -80,8 +80,8 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
             return self
         self.feature_, self.threshold_ = split.feature, split.threshold
         self.impurity_decrease_ = split.improvement
-        goes_left = X[:, split.feature].double() <= split.threshold
-        sides = torch.stack([stats[:, goes_left].sum(1), stats[:, ~goes_left].sum(1)], 1)
+        left = goes_left(X[:, split.feature], split.threshold)
+        sides = torch.stack([stats[:, left].sum(1), stats[:, ~left].sum(1)], 1)
         self.value_ = leaf_value(sides, criterion).T.numpy()
         return self
 

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
 from ._validation import (
+    check_categorical_features,
     check_criterion,
     check_fit_input,
     check_max_depth,
@@ -42,6 +43,9 @@ class BaseDecisionTree(BaseEstimator):
                 "min_impurity_decrease", self.min_impurity_decrease, 0.0
             ),
             max_features=check_max_features(self.max_features, n_features),
+            categorical=check_categorical_features(
+                self.categorical_features, n_features, getattr(self, "feature_names_in_", None)
+            ),
         )
 
     def fit(self, X, y, sample_weight=None):
@@ -106,6 +110,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Seeds the feature order, which breaks ties between equally good splits.
     min_impurity_decrease : float, default=0.0
         Split only if the weighted impurity decrease reaches this value.
+    categorical_features : indices, boolean mask, column names or None, default=None
+        Features whose values are unordered codes: they are split one-vs-rest,
+        ``x == c`` left and ``x != c`` right (Chapter 6).
 
     Attributes
     ----------
@@ -141,6 +148,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
         min_impurity_decrease=0.0,
+        categorical_features=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -150,6 +158,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.max_features = max_features
         self.random_state = random_state
         self.min_impurity_decrease = min_impurity_decrease
+        self.categorical_features = categorical_features
 
     def predict_proba(self, X):
         """Class fractions (weighted) of the leaf each sample falls in."""
@@ -189,6 +198,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
         min_impurity_decrease=0.0,
+        categorical_features=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -198,6 +208,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.max_features = max_features
         self.random_state = random_state
         self.min_impurity_decrease = min_impurity_decrease
+        self.categorical_features = categorical_features
 
     def predict(self, X):
         """The mean target of the leaf each sample falls in."""

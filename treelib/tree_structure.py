@@ -28,6 +28,9 @@ class Tree:
     impurity : float64 tensor (node_count,)
     n_node_samples : int64 tensor (node_count,)
     weighted_n_node_samples : float64 tensor (node_count,)
+    categorical : bool tensor (node_count,)
+        True where the split is one-vs-rest: ``x == threshold`` goes left
+        (Chapter 6). Not in scikit-learn, whose splits are all ``x <= threshold``.
     """
 
     FIELDS = {
@@ -39,6 +42,7 @@ class Tree:
         "impurity": torch.float64,
         "n_node_samples": torch.int64,
         "weighted_n_node_samples": torch.float64,
+        "categorical": torch.bool,
     }
 
     def __init__(self, **fields):
@@ -76,8 +80,9 @@ class Tree:
             if not bool(inner.any()):
                 return node
             x = X[rows, self.feature[node].clamp(min=0)].double()
-            goes_left = x <= self.threshold[node]
-            child = torch.where(goes_left, self.children_left[node], self.children_right[node])
+            threshold = self.threshold[node]
+            left = torch.where(self.categorical[node], x == threshold, x <= threshold)
+            child = torch.where(left, self.children_left[node], self.children_right[node])
             node = torch.where(inner, child, node)
 
     def compute_feature_importances(self, n_features):
