@@ -17,7 +17,7 @@ def sklearn_tree(kind, random_state, **params):
     return cls(random_state=random_state, **params)
 
 
-def tie_free_sklearn_fit(kind, X, y, sample_weight, params, n_states=5):
+def tie_free_sklearn_fit(kind, X, y, sample_weight, params, n_states=12):
     """scikit-learn's fitted tree if it is the same for n_states random states, else None."""
     fits = [
         sklearn_tree(kind, seed, **params).fit(X, y, sample_weight=sample_weight)

@@ -27,12 +27,6 @@ RESAMPLING = (
 EXPECTED_FAILURES = {
     "RandomForestClassifier": {"check_sample_weight_equivalence_on_dense_data": RESAMPLING},
     "RandomForestRegressor": {"check_sample_weight_equivalence_on_dense_data": RESAMPLING},
-    "AdaBoostClassifier": {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "each learner's random_state is drawn per round and weighted errors are "
-            "clipped at eps; scikit-learn marks this check as failing for its AdaBoost too"
-        )
-    },
 }
 
 

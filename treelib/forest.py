@@ -51,7 +51,7 @@ class BaseForest(BaseEstimator):
     def _tree_params(self):
         names = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf")
         names += ("min_weight_fraction_leaf", "max_features", "min_impurity_decrease")
-        names += ("categorical_features",)
+        names += ("categorical_features", "tree_method", "max_bins", "device")
         return {name: getattr(self, name) for name in names}
 
     def fit(self, X, y, sample_weight=None):
@@ -82,7 +82,7 @@ class BaseForest(BaseEstimator):
 
     def _tree_outputs(self, X):
         """Leaf values of every tree for tensor X: shape (n_trees, n_samples, n_values)."""
-        return np.stack([t.tree_.value[t.tree_.apply(X), 0].numpy() for t in self.estimators_])
+        return np.stack([t._leaf_values_of_tensor(X) for t in self.estimators_])
 
     def _set_oob_score(self, X, y, in_bag):
         outputs = self._tree_outputs(X)  # (n_trees, n, n_values)
@@ -123,6 +123,8 @@ min_impurity_decrease
         Show a progress bar over the trees (tqdm).
     categorical_features : indices, boolean mask, column names or None, default=None
         Features split one-vs-rest (``x == c``), passed to every tree (Chapter 6).
+    tree_method, max_bins, device
+        The builder and device of every tree (Chapter 7).
 
     Attributes
     ----------
@@ -150,6 +152,9 @@ min_impurity_decrease
         random_state=None,
         verbose=False,
         categorical_features=None,
+        tree_method="levelwise",
+        max_bins=255,
+        device=None,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -165,6 +170,9 @@ min_impurity_decrease
         self.random_state = random_state
         self.verbose = verbose
         self.categorical_features = categorical_features
+        self.tree_method = tree_method
+        self.max_bins = max_bins
+        self.device = device
 
     def _store_oob(self, oob, y):
         self.oob_decision_function_ = oob
@@ -215,6 +223,9 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         random_state=None,
         verbose=False,
         categorical_features=None,
+        tree_method="levelwise",
+        max_bins=255,
+        device=None,
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -230,6 +241,9 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.random_state = random_state
         self.verbose = verbose
         self.categorical_features = categorical_features
+        self.tree_method = tree_method
+        self.max_bins = max_bins
+        self.device = device
 
     def _store_oob(self, oob, y):
         self.oob_prediction_ = oob[:, 0]

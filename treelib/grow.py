@@ -11,6 +11,7 @@ import torch
 
 from ._validation import EPSILON
 from .criteria import CRITERIA, leaf_value, node_weight
+from .node_random import child_keys, root_key, search_ranks
 from .split import FEATURE_THRESHOLD, best_split, goes_left
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -27,20 +28,20 @@ class StoppingRules(NamedTuple):
     categorical: frozenset = frozenset()  # features split one-vs-rest (Chapter 6)
 
 
-def draw_features(X, max_features, rng):
-    """Features a node searches, in a random order that breaks ties.
+def draw_features(X, max_features, key):
+    """Features a node searches, in the (random) order that breaks ties.
 
-    As scikit-learn does, visit ``max_features`` features in random order
-    (constant ones count as visited but are skipped); if all of those are
-    constant, go on to the first non-constant one.
+    The order comes from the node's key (see :mod:`treelib.node_random`); with
+    ``max_features`` below the number of features only some are searched.
     """
-    order = rng.permutation(X.shape[1])
-    if max_features >= len(order):
-        return order
-    low, high = torch.aminmax(X[:, order], dim=0)
-    constant = (high <= low + FEATURE_THRESHOLD).numpy()
-    chosen = order[:max_features][~constant[:max_features]]
-    return chosen if len(chosen) else order[~constant][:1]
+    p = X.shape[1]
+    constant = None
+    if max_features < p:
+        low, high = torch.aminmax(X, dim=0)
+        constant = (high <= low + FEATURE_THRESHOLD)[None, :]
+    ranks = search_ranks(key, p, max_features, constant)[0]
+    order = torch.argsort(ranks)
+    return order[ranks[order] < p].tolist()
 
 
 def is_leaf_before_search(n, weight, impurity, depth, rules):
@@ -54,17 +55,17 @@ def is_leaf_before_search(n, weight, impurity, depth, rules):
     )
 
 
-def grow_tree(X, stats, criterion, rules, rng):
+def grow_tree(X, stats, criterion, rules, seed):
     """Grow a tree depth-first; node ids come out in preorder.
 
     ``X`` is float32 (n, p); ``stats`` the per-sample target statistics;
-    ``rng`` a ``numpy.random.RandomState`` for the feature order.
+    ``seed`` an int that fixes every node's feature order.
     """
     nodes = []  # one dict per node, in preorder
     impurity_of = CRITERIA[criterion]
     root_weight = float(node_weight(stats.sum(1), criterion))
 
-    def grow(idx, depth):
+    def grow(idx, depth, key):
         node_stats = stats[:, idx].sum(1)
         weight, impurity = float(node_weight(node_stats, criterion)), float(impurity_of(node_stats))
         node = dict(
@@ -78,7 +79,7 @@ def grow_tree(X, stats, criterion, rules, rng):
         X_node = X[idx]
         split = best_split(
             X_node, stats[:, idx], criterion,
-            features=draw_features(X_node, rules.max_features, rng),
+            features=draw_features(X_node, rules.max_features, key),
             categorical=rules.categorical,
             min_samples_leaf=rules.min_samples_leaf, min_weight_leaf=rules.min_weight_leaf,
             root_weight=root_weight,
@@ -88,12 +89,13 @@ def grow_tree(X, stats, criterion, rules, rng):
         left = goes_left(X_node[:, split.feature], split.threshold, split.categorical)
         node_id = len(nodes) - 1
         node.update(feature=split.feature, threshold=split.threshold, categorical=split.categorical)
-        node["left"] = grow(idx[left], depth + 1)
-        node["right"] = grow(idx[~left], depth + 1)
+        node["left"] = grow(idx[left], depth + 1, child_keys(key, 0))
+        node["right"] = grow(idx[~left], depth + 1, child_keys(key, 1))
         return node_id
 
-    grow(torch.arange(X.shape[0]), 0)
+    grow(torch.arange(X.shape[0]), 0, root_key(seed))
     return Tree(
+        device=X.device,
         children_left=[n["left"] for n in nodes],
         children_right=[n["right"] for n in nodes],
         feature=[n["feature"] for n in nodes],

@@ -6,10 +6,12 @@
 """
 
 import numpy as np
+import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
 from ._validation import (
+    _is_int,
     check_categorical_features,
     check_criterion,
     check_fit_input,
@@ -22,6 +24,10 @@ from ._validation import (
 )
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, target_stats
 from .grow import StoppingRules, grow_tree
+from .hist import HistogramSearch
+from .levelwise import grow_tree_levelwise
+
+TREE_METHODS = ("recursive", "levelwise", "hist")
 
 
 class BaseDecisionTree(BaseEstimator):
@@ -60,20 +66,50 @@ class BaseDecisionTree(BaseEstimator):
         n_classes = len(self.classes_) if self._is_classifier else None
         stats = target_stats(y, w, criterion, n_classes)
         keep = w > 0  # zero-weight samples take no part, as in scikit-learn
-        rng = check_random_state(self.random_state)
-        self.tree_ = grow_tree(X[keep], stats[:, keep], criterion, rules, rng)
+        seed = check_random_state(self.random_state).randint(2**31)
+        device = self._device()
+        X, stats = X[keep].to(device), stats[:, keep].to(device)
+        self.tree_ = self._grow(X, stats, criterion, rules, seed)
         self.max_features_ = rules.max_features
         self.n_outputs_ = 1
         return self
 
+    def _device(self):
+        try:
+            return torch.device("cpu" if self.device is None else self.device)
+        except (RuntimeError, TypeError) as error:
+            raise ValueError(f"device must name a torch device; got {self.device!r}.") from error
+
+    def _grow(self, X, stats, criterion, rules, seed):
+        """Run the chosen builder; all three grow the same tree (Chapter 7).
+
+        Categorical features are only handled by the recursive builder.
+        """
+        if self.tree_method not in TREE_METHODS:
+            raise ValueError(
+                f"tree_method must be one of {TREE_METHODS}; got {self.tree_method!r}."
+            )
+        if self.tree_method == "recursive" or rules.categorical:
+            return grow_tree(X, stats, criterion, rules, seed)
+        search = None
+        if self.tree_method == "hist":
+            if not (_is_int(self.max_bins) and 2 <= self.max_bins <= 65536):
+                raise ValueError(f"max_bins must be an int in [2, 65536]; got {self.max_bins!r}.")
+            search = HistogramSearch(X, self.max_bins)
+        return grow_tree_levelwise(X, stats, criterion, rules, seed, search)
+
     def apply(self, X):
         """Index of the leaf each sample ends up in."""
         X = check_predict_input(self, X)
-        return self.tree_.apply(X).numpy()
+        return self.tree_.apply(X.to(self.tree_.feature.device)).cpu().numpy()
 
     def _leaf_values(self, X):
-        leaves = self.apply(X)
-        return self.tree_.value[leaves, 0].numpy()
+        return self._leaf_values_of_tensor(check_predict_input(self, X))
+
+    def _leaf_values_of_tensor(self, X):
+        """Leaf values for an already validated float32 tensor (used by forests)."""
+        leaves = self.tree_.apply(X.to(self.tree_.feature.device))
+        return self.tree_.value[leaves, 0].cpu().numpy()
 
     def get_depth(self):
         """Depth of the tree (a lone root has depth 0)."""
@@ -86,7 +122,7 @@ class BaseDecisionTree(BaseEstimator):
     @property
     def feature_importances_(self):
         """Mean decrease in impurity (MDI) per feature, summing to one."""
-        return self.tree_.compute_feature_importances(self.n_features_in_).numpy()
+        return self.tree_.compute_feature_importances(self.n_features_in_).cpu().numpy()
 
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
@@ -113,6 +149,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     categorical_features : indices, boolean mask, column names or None, default=None
         Features whose values are unordered codes: they are split one-vs-rest,
         ``x == c`` left and ``x != c`` right (Chapter 6).
+    tree_method : {"recursive", "levelwise", "hist"}, default="levelwise"
+        The builder (Chapter 7): ``"recursive"`` is Chapter 2's readable one,
+        ``"levelwise"`` grows the identical tree one level at a time,
+        ``"hist"`` searches splits on at most ``max_bins`` bins per feature
+        (identical when a feature has at most ``max_bins`` distinct values).
+    max_bins : int, default=255
+        Bins per feature for ``tree_method="hist"``.
+    device : str, torch.device or None, default=None
+        Where the tensors live while growing and predicting (None: CPU).
 
     Attributes
     ----------
@@ -149,6 +194,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         random_state=None,
         min_impurity_decrease=0.0,
         categorical_features=None,
+        tree_method="levelwise",
+        max_bins=255,
+        device=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -159,6 +207,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.random_state = random_state
         self.min_impurity_decrease = min_impurity_decrease
         self.categorical_features = categorical_features
+        self.tree_method = tree_method
+        self.max_bins = max_bins
+        self.device = device
 
     def predict_proba(self, X):
         """Class fractions (weighted) of the leaf each sample falls in."""
@@ -199,6 +250,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         random_state=None,
         min_impurity_decrease=0.0,
         categorical_features=None,
+        tree_method="levelwise",
+        max_bins=255,
+        device=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -209,6 +263,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.random_state = random_state
         self.min_impurity_decrease = min_impurity_decrease
         self.categorical_features = categorical_features
+        self.tree_method = tree_method
+        self.max_bins = max_bins
+        self.device = device
 
     def predict(self, X):
         """The mean target of the leaf each sample falls in."""

@@ -45,9 +45,9 @@ class Tree:
         "categorical": torch.bool,
     }
 
-    def __init__(self, **fields):
+    def __init__(self, device=None, **fields):
         for name, dtype in self.FIELDS.items():
-            setattr(self, name, torch.as_tensor(fields[name], dtype=dtype))
+            setattr(self, name, torch.as_tensor(fields[name], dtype=dtype, device=device))
 
     @property
     def node_count(self):
@@ -73,8 +73,8 @@ class Tree:
 
     def apply(self, X):
         """Leaf id of every row of float32 ``X``: all samples descend together."""
-        node = torch.zeros(X.shape[0], dtype=torch.int64)
-        rows = torch.arange(X.shape[0])
+        node = torch.zeros(X.shape[0], dtype=torch.int64, device=X.device)
+        rows = torch.arange(X.shape[0], device=X.device)
         while True:
             inner = self.children_left[node] != TREE_LEAF
             if not bool(inner.any()):
@@ -91,7 +91,7 @@ class Tree:
         w_imp = self.weighted_n_node_samples * self.impurity
         left, right = self.children_left[inner], self.children_right[inner]
         decrease = w_imp[inner] - w_imp[left] - w_imp[right]
-        importances = torch.zeros(n_features, dtype=torch.float64)
+        importances = torch.zeros(n_features, dtype=torch.float64, device=self.feature.device)
         importances.index_add_(0, self.feature[inner], decrease)
         importances /= self.weighted_n_node_samples[0]
         total = importances.sum()

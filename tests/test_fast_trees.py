@@ -1,0 +1,112 @@
+"""Chapter 7's builders grow exactly Chapter 2's trees."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+from treelib import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    RandomForestClassifier,
+)
+
+FIELDS = ("children_left", "children_right", "feature", "n_node_samples", "categorical")
+FLOATS = ("threshold", "value", "impurity", "weighted_n_node_samples")
+
+
+def assert_identical(a, b):
+    assert a.tree_.node_count == b.tree_.node_count
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field), field)
+    for field in FLOATS:
+        np.testing.assert_allclose(getattr(a.tree_, field), getattr(b.tree_, field), atol=1e-12)
+
+
+def random_setting(seed):
+    """Data with many repeated values (ties everywhere) and varied hyper-parameters."""
+    rng = np.random.default_rng(seed)
+    criterion = ("gini", "entropy", "squared_error")[seed % 3]
+    n, p = int(rng.integers(50, 600)), int(rng.integers(1, 8))
+    if criterion == "squared_error":
+        X, y = make_regression(n_samples=n, n_features=p, random_state=seed)
+        y = np.round(y)  # integer targets: sums are exact, so exact ties stay ties
+    else:
+        X, y = make_classification(
+            n_samples=n, n_features=max(p, 2), n_informative=2, n_redundant=0,
+            n_classes=int(rng.integers(2, 4)), n_clusters_per_class=1, random_state=seed,
+        )  # fmt: skip
+    X = np.round(X, int(rng.integers(0, 3)))  # few distinct values: many ties
+    weights = (None, rng.integers(0, 4, len(y)).astype(float), rng.integers(1, 9, len(y)) / 4)
+    params = dict(
+        criterion=criterion,
+        max_depth=[None, 2, 5][seed % 3],
+        min_samples_split=[2, 10, 0.05][seed % 4 % 3],
+        min_samples_leaf=[1, 3, 0.02][seed % 5 % 3],
+        min_impurity_decrease=[0.0, 0.0, 0.001][seed % 3],
+        min_weight_fraction_leaf=[0.0, 0.0, 0.0, 0.02][seed % 4],
+        max_features=[None, None, 1, "sqrt", 0.5][seed % 5],
+        random_state=seed,
+    )
+    return X, y, weights[seed % 3], params
+
+
+@pytest.mark.parametrize("seed", range(45))
+@pytest.mark.parametrize("method", ["levelwise", "hist"])
+def test_fast_builders_grow_the_recursive_tree(seed, method):
+    X, y, w, params = random_setting(seed)
+    cls = (
+        DecisionTreeRegressor if params["criterion"] == "squared_error" else DecisionTreeClassifier
+    )
+    reference = cls(tree_method="recursive", **params).fit(X, y, sample_weight=w)
+    # hist is exact when no feature has more distinct values than bins
+    max_bins = max(2, max(len(np.unique(column)) for column in X.astype(np.float32).T))
+    fast = cls(tree_method=method, max_bins=max_bins, **params).fit(X, y, sample_weight=w)
+    assert_identical(fast, reference)
+    np.testing.assert_array_equal(fast.predict(X), reference.predict(X))
+
+
+def test_hist_is_close_to_exact_on_continuous_data():
+    X, y = make_classification(n_samples=4000, n_features=10, random_state=0)
+    X_test, y_test = make_classification(
+        n_samples=4000, n_features=10, random_state=0, shuffle=True
+    )
+    exact = DecisionTreeClassifier(max_depth=8, random_state=0).fit(X, y)
+    hist = DecisionTreeClassifier(max_depth=8, random_state=0, tree_method="hist", max_bins=64)
+    hist.fit(X, y)
+    assert abs(exact.score(X_test, y_test) - hist.score(X_test, y_test)) < 0.03
+    # thresholds are real feature values between two data values
+    inner = hist.tree_.feature >= 0
+    for f, t in zip(hist.tree_.feature[inner].tolist(), hist.tree_.threshold[inner].tolist()):
+        assert X[:, f].min() <= t < X[:, f].max()
+
+
+def test_forest_passes_the_builder_to_its_trees():
+    X, y = make_classification(n_samples=300, n_features=6, random_state=1)
+    a = RandomForestClassifier(n_estimators=4, tree_method="recursive", random_state=0).fit(X, y)
+    b = RandomForestClassifier(n_estimators=4, tree_method="hist", random_state=0).fit(
+        np.round(X, 1), y
+    )
+    assert all(t.tree_method == "hist" for t in b.estimators_)
+    c = RandomForestClassifier(n_estimators=4, tree_method="levelwise", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
+
+
+def test_device_parameter():
+    X, y = make_classification(n_samples=100, n_features=4, random_state=0)
+    tree = DecisionTreeClassifier(device="cpu").fit(X, y)
+    assert str(tree.tree_.threshold.device) == "cpu"
+    assert tree.score(X, y) == 1.0
+    with pytest.raises(ValueError, match="device"):
+        DecisionTreeClassifier(device="not-a-device").fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"tree_method": "fast"}, "tree_method"),
+        ({"tree_method": "hist", "max_bins": 1}, "max_bins"),
+    ],
+)
+def test_bad_builder_parameters(params, message):
+    with pytest.raises(ValueError, match=message):
+        DecisionTreeClassifier(**params).fit([[0.0], [1.0]], [0, 1])
