@@ -1,0 +1,446 @@
+"""The exercise checkers (Chapter 1 onwards): right answers pass, typical mistakes get their hint.
+
+The "learner" solutions below are written from scratch here on purpose: they
+must not share code with the treelib reference they are checked against.
+"""
+
+import doctest
+import math
+import warnings
+
+import pytest
+import torch
+
+import treelib.exercises
+from treelib.exercises import (
+    CHECKERS,
+    check_adaboost_round,
+    check_best_threshold,
+    check_bootstrap_counts,
+    check_entropy,
+    check_gini,
+    check_information_gain,
+    check_predict_one,
+    check_squared_error,
+)
+
+# --- Correct solutions, from scratch ---
+
+
+def gini(counts):
+    p = counts / counts.sum()
+    return 1 - (p**2).sum()
+
+
+def entropy(counts, log=torch.log2):
+    p = counts / counts.sum()
+    p = p[p > 0]
+    return -(p * log(p)).sum()
+
+
+def best_threshold(x, y, threshold=lambda a, b: (a + b) / 2, goes_left=None, score=None):
+    """The book's answer; the keyword arguments build the classic mistakes."""
+    goes_left = goes_left or (lambda x, t: x <= t)
+    score = score or (lambda n_l, g_l, n_r, g_r: (n_l * g_l + n_r * g_r) / (n_l + n_r))
+    k, values = int(y.max()) + 1, sorted(set(x.tolist()))
+    best, best_score = None, math.inf
+    for a, b in zip(values[:-1], values[1:]):
+        t = threshold(a, b)
+        left = goes_left(x, t)
+        g_l = float(gini(torch.bincount(y[left], minlength=k).double()))
+        g_r = float(gini(torch.bincount(y[~left], minlength=k).double()))
+        s = score(int(left.sum()), g_l, int((~left).sum()), g_r)
+        if s < best_score:
+            best, best_score = t, s
+    return best
+
+
+def information_gain(parent, left, right, impurity=entropy):
+    n = parent.sum()
+    children = left.sum() / n * impurity(left) + right.sum() / n * impurity(right)
+    return impurity(parent) - children
+
+
+def predict_one(tree_, x, goes_left=lambda v, t: v <= t, swap=False):
+    node = 0
+    while tree_.children_left[node] != -1:
+        left = bool(goes_left(x[tree_.feature[node]], tree_.threshold[node])) != swap
+        node = tree_.children_left[node] if left else tree_.children_right[node]
+    return int(node)
+
+
+def squared_error(y):
+    return ((y - y.mean()) ** 2).mean()
+
+
+def bootstrap_counts(n, generator):
+    draws = torch.randint(0, n, (n,), generator=generator)
+    return torch.bincount(draws, minlength=n)
+
+
+def adaboost_round(weights, incorrect, n_classes, alpha_of=None, normalise=True):
+    err = float(weights[incorrect].sum())
+    alpha_of = alpha_of or (lambda err, k: math.log((1 - err) / err) + math.log(k - 1))
+    alpha = alpha_of(err, n_classes)
+    new = weights * torch.exp(alpha * incorrect.double())
+    return alpha, new / new.sum() if normalise else new
+
+
+SOLUTIONS = {
+    "gini": gini,
+    "best_threshold": best_threshold,
+    "predict_one": predict_one,
+    "squared_error": squared_error,
+    "entropy": entropy,
+    "information_gain": information_gain,
+    "bootstrap_counts": bootstrap_counts,
+    "adaboost_round": adaboost_round,
+}
+
+
+def verdict(checker, fn, capsys):
+    """Run a checker; return (result, printed text), insisting that nothing reached stderr."""
+    result = checker(fn)
+    out, err = capsys.readouterr()
+    assert err == ""
+    return result, out
+
+
+# --- Every checker: the right answer, an error, a stub, odd return values ---
+
+
+def test_one_checker_per_exercise():
+    assert set(CHECKERS) == set(SOLUTIONS)
+    assert all(checker.__name__ == f"check_{name}" for name, checker in CHECKERS.items())
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_reference_solution_passes(name, capsys):
+    result, out = verdict(CHECKERS[name], SOLUTIONS[name], capsys)
+    assert result is True
+    assert out.startswith(f"check_{name}: all ") and out.endswith("cases passed. Well done!\n")
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_exception_is_reported_not_raised(name, capsys):
+    def boom(*args):
+        raise ValueError("boom")
+
+    result, out = verdict(CHECKERS[name], boom, capsys)
+    assert result is False
+    assert f"check_{name}: 0/" in out and "raised ValueError: boom" in out
+    assert "Hint: Call your function on this input yourself" in out
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_stub_is_not_implemented_yet(name, capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    result, out = verdict(CHECKERS[name], stub, capsys)
+    assert result is False
+    assert out.startswith(f"check_{name}: not implemented yet.")
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+@pytest.mark.parametrize("answer", [None, "text", [1, 2], torch.zeros(2, 2)])
+def test_wrong_return_types_fail_gracefully(name, answer, capsys):
+    result, out = verdict(CHECKERS[name], lambda *args: answer, capsys)
+    assert result is False
+    assert "First failure:" in out and "Hint:" in out
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_not_a_function(name, capsys):
+    result, out = verdict(CHECKERS[name], 0.5, capsys)
+    assert result is False
+    assert "expected a function" in out
+
+
+def test_index_error_hints_at_off_by_one(capsys):
+    result, out = verdict(check_best_threshold, lambda x, y: float(x[len(x)]), capsys)
+    assert result is False and "raised IndexError" in out and "one step too far" in out
+
+
+def test_learner_warnings_stay_off_stderr(capsys):
+    def noisy_gini(counts):
+        warnings.warn("careful!", stacklevel=1)
+        return gini(counts)
+
+    assert verdict(check_gini, noisy_gini, capsys)[0] is True
+
+
+def test_learner_editing_its_input_cannot_spoil_later_cases(capsys):
+    def destructive_gini(counts):
+        value = gini(counts)
+        counts.zero_()
+        return value
+
+    assert verdict(check_gini, destructive_gini, capsys)[0] is True
+    assert verdict(check_gini, gini, capsys)[0] is True
+
+
+def test_verdicts_are_deterministic(capsys):
+    first = verdict(check_bootstrap_counts, bootstrap_counts, capsys)
+    assert first == verdict(check_bootstrap_counts, bootstrap_counts, capsys)
+    wrong = lambda y: y.var()  # noqa: E731
+    assert verdict(check_squared_error, wrong, capsys) == verdict(
+        check_squared_error, wrong, capsys
+    )
+
+
+def test_docstring_examples():
+    assert doctest.testmod(treelib.exercises).failed == 0
+
+
+def test_every_checker_names_its_chapter():
+    chapters = {"gini": 1, "best_threshold": 1, "predict_one": 2, "squared_error": 3}
+    chapters |= {"entropy": 4, "information_gain": 4, "bootstrap_counts": 5, "adaboost_round": 6}
+    for name, checker in CHECKERS.items():
+        assert f"Chapter {chapters[name]}" in checker.__doc__
+        assert ">>> check_" in checker.__doc__
+
+
+# --- Chapter 1: Gini ---
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda c: ((c / c.sum()) ** 2).sum(), "You returned sum(p**2)"),
+        (lambda c: 1 - (c**2).sum(), "Turn the counts into proportions first"),
+        (lambda c: 1 - ((c / len(c)) ** 2).sum(), "not by len(counts)"),
+        (lambda c: entropy(c), "That is the entropy"),
+        (lambda c: c / c.sum(), "not a single number"),
+    ],
+)
+def test_gini_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_gini, wrong, capsys)
+    assert result is False and hint in out
+    assert "First failure: gini(tensor([3.0, 1.0]))" in out
+
+
+def test_gini_failure_message(capsys):
+    _, out = verdict(check_gini, lambda c: float(((c / c.sum()) ** 2).sum()), capsys)
+    assert out == (
+        "check_gini: 2/18 cases passed.\n"
+        "  First failure: gini(tensor([3.0, 1.0])) returned 0.625, expected 0.375.\n"
+        "  Hint: You returned sum(p**2); Gini impurity is 1 - sum(p**2).\n"
+    )
+
+
+# --- Chapter 1: best threshold ---
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (
+            lambda x, y: best_threshold(x, y, lambda a, b: b, lambda x, t: x < t),
+            "with `x < t` going left",
+        ),
+        (lambda x, y: best_threshold(x, y, lambda a, b: a), "is a data value"),
+        (
+            lambda x, y: best_threshold(x, y, score=lambda n_l, g_l, n_r, g_r: g_l + g_r),
+            "averaged the children's impurities equally",
+        ),
+        (lambda x, y: float(x.max()) + 0.5, "off-by-one"),
+        (lambda x, y: best_threshold(x, y, score=lambda *s: -s[0] * s[1] - s[2] * s[3]), "worst"),
+    ],
+)
+def test_best_threshold_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_best_threshold, wrong, capsys)
+    assert result is False
+    assert hint in out.split("Hint:")[1]
+
+
+def test_best_threshold_off_by_one_neighbour(capsys):
+    def shifted(x, y):
+        """Scores the split after the threshold it reports."""
+        values = sorted(set(x.tolist()))
+        best = best_threshold(x, y)
+        i = next(i for i, (a, b) in enumerate(zip(values, values[1:])) if (a + b) / 2 == best)
+        return (values[i - 1] + values[i]) / 2 if i > 0 else (values[1] + values[2]) / 2
+
+    result, out = verdict(check_best_threshold, shifted, capsys)
+    assert result is False and "one candidate away from the best" in out
+
+
+def test_best_threshold_accepts_a_tensor_answer(capsys):
+    as_tensor = lambda x, y: torch.tensor(best_threshold(x, y))  # noqa: E731
+    assert verdict(check_best_threshold, as_tensor, capsys)[0] is True
+
+
+# --- Chapter 2: predict_one ---
+
+
+def test_predict_one_mistakes(capsys):
+    strict = lambda tree_, x: predict_one(tree_, x, lambda v, t: v < t)  # noqa: E731
+    result, out = verdict(check_predict_one, strict, capsys)
+    assert result is False and "you used `<`" in out
+    swapped = lambda tree_, x: predict_one(tree_, x, swap=True)  # noqa: E731
+    result, out = verdict(check_predict_one, swapped, capsys)
+    assert result is False and "Left and right are swapped" in out
+
+
+def test_predict_one_returning_the_class(capsys):
+    def predict_class(tree_, x):
+        return int(tree_.value[predict_one(tree_, x), 0].argmax())
+
+    result, out = verdict(check_predict_one, predict_class, capsys)
+    assert result is False and "looks like the predicted class" in out
+
+
+def test_predict_one_stopping_early(capsys):
+    def one_step_short(tree_, x):
+        node, parent = 0, 0
+        while tree_.children_left[node] != -1:
+            left = x[tree_.feature[node]] <= tree_.threshold[node]
+            parent, node = node, tree_.children_left[node] if left else tree_.children_right[node]
+        return int(parent)
+
+    result, out = verdict(check_predict_one, one_step_short, capsys)
+    assert result is False and "is not a leaf" in out
+
+
+# --- Chapter 3: squared error ---
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda y: y.var(), "You divided by n - 1"),
+        (lambda y: (y - y.mean()).abs().mean(), "Forgot to square"),
+        (lambda y: y.std(correction=0), "standard deviation"),
+        (lambda y: ((y - y.mean()) ** 2).sum(), "sum of squared deviations"),
+    ],
+)
+def test_squared_error_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_squared_error, wrong, capsys)
+    assert result is False and hint in out.split("Hint:")[1]
+
+
+# --- Chapter 4: entropy and information gain ---
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda c: entropy(c, torch.log), "natural log"),
+        (lambda c: -(c / c.sum() * torch.log2(c / c.sum())).sum(), "0 * log2(0) = nan"),
+        (lambda c: -entropy(c), "Forgot the minus sign"),
+        (gini, "That is the Gini impurity"),
+    ],
+)
+def test_entropy_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_entropy, wrong, capsys)
+    assert result is False and hint in out.split("Hint:")[1]
+
+
+def test_entropy_nan_shows_the_pure_node(capsys):
+    naive = lambda c: -(c / c.sum() * torch.log2(c / c.sum())).sum()  # noqa: E731
+    _, out = verdict(check_entropy, naive, capsys)
+    assert "First failure: entropy(tensor([10.0, 0.0])) returned tensor(nan), expected 0.0" in out
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (
+            lambda p, left, right: entropy(p) - (entropy(left) + entropy(right)) / 2,
+            "averaged the children",
+        ),
+        (
+            lambda p, left, right: information_gain(
+                p, left, right, lambda c: entropy(c, torch.log)
+            ),
+            "natural",
+        ),
+        (lambda p, left, right: information_gain(p, left, right, gini), "Gini impurity"),
+        (
+            lambda p, left, right: (
+                entropy(p) - left.sum() * entropy(left) - right.sum() * entropy(right)
+            ),
+            "not by its",
+        ),
+    ],
+)
+def test_information_gain_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_information_gain, wrong, capsys)
+    assert result is False and hint in out.split("Hint:")[1]
+
+
+# --- Chapter 5: bootstrap counts ---
+
+
+def bincount(draws, n):
+    return torch.bincount(draws, minlength=n)
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda n, g: bincount(torch.randperm(n, generator=g), n), "that is a permutation"),
+        (lambda n, g: torch.ones(n, dtype=torch.int64), "that is a permutation"),
+        (lambda n, g: bincount(torch.randint(0, n, (n,)), n), "generator passed in"),
+        (
+            lambda n, g: bootstrap_counts(n, torch.Generator().manual_seed(0)),
+            "do not reseed inside your function",
+        ),
+        (lambda n, g: bootstrap_counts(n, g).double(), "integer tensor"),
+        (lambda n, g: torch.bincount(torch.randint(0, n, (n,), generator=g)), "minlength=n"),
+        (lambda n, g: bincount(torch.randint(0, n, (n // 2 + 1,), generator=g), n), "exactly n"),
+        (lambda n, g: bootstrap_counts(n, g).numpy(), "Return a tensor of counts"),
+        (lambda n, g: bincount(torch.randint(0, n // 2 + 1, (n,), generator=g), n), "equal prob"),
+    ],
+)
+def test_bootstrap_counts_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_bootstrap_counts, wrong, capsys)
+    assert result is False and hint in out.split("Hint:")[1]
+
+
+# --- Chapter 6: one AdaBoost round ---
+
+
+def fraction_error_round(weights, incorrect, n_classes):
+    err = float(incorrect.double().mean())  # the mistake: unweighted
+    alpha = math.log((1 - err) / err) + math.log(n_classes - 1)
+    new = weights * torch.exp(alpha * incorrect.double())
+    return alpha, new / new.sum()
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda w, i, k: adaboost_round(w, i, k, normalise=False), "Forgot to renormalise"),
+        (
+            lambda w, i, k: adaboost_round(w, i, k, lambda e, k: 0.5 * math.log((1 - e) / e)),
+            "Freund & Schapire",
+        ),
+        (fraction_error_round, "weighted error sum(w[incorrect])"),
+        (lambda w, i, k: adaboost_round(w, i, k)[0], "Return a pair"),
+    ],
+)
+def test_adaboost_round_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_adaboost_round, wrong, capsys)
+    assert result is False and hint in out.split("Hint:")[1]
+
+
+def test_adaboost_round_forgot_log_k_minus_1(capsys):
+    """Passes every two-class case, fails the first three-class one."""
+    binary_alpha = lambda e, k: math.log((1 - e) / e)  # noqa: E731
+    result, out = verdict(
+        check_adaboost_round, lambda w, i, k: adaboost_round(w, i, k, binary_alpha), capsys
+    )
+    assert result is False and "Forgot the + log(K - 1) term" in out
+    assert "]), 3) returned" in out  # the first failure has K = 3
+
+
+def test_adaboost_round_upweighting_the_correct_samples(capsys):
+    def upweight_correct(w, incorrect, k):
+        alpha = adaboost_round(w, incorrect, k)[0]
+        new = w * torch.exp(alpha * (~incorrect).double())
+        return alpha, new / new.sum()
+
+    result, out = verdict(check_adaboost_round, upweight_correct, capsys)
+    assert result is False and "You up-weighted the correct samples" in out
