@@ -21,7 +21,7 @@ NBVAL_FLAGS := --nbval --nbval-current-env \
                -p no:cacheprovider
 
 .DEFAULT_GOAL := help
-.PHONY: help setup book lint test-unit test-notebooks test clean distclean
+.PHONY: help setup book lint browser-deps test-unit test-notebooks test test-colab clean distclean
 
 help:
 	@echo "make book            build the book into _build/html (uses stored notebook outputs)"
@@ -29,6 +29,7 @@ help:
 	@echo "make lint            ruff check + ruff format --check"
 	@echo "make test-unit       pytest tests"
 	@echo "make test-notebooks  re-run the notebooks and compare outputs (nbval)"
+	@echo "make test-colab      run every chapter alone against the installed wheel only"
 	@echo "make setup           create .venv and install the pinned toolchain"
 	@echo "make clean           remove build output and caches (keeps .venv)"
 	@echo "make distclean       clean, and remove .venv too"
@@ -68,9 +69,24 @@ test-unit: $(STAMP)
 test-notebooks: $(STAMP)
 	$(PY) -m pytest $(NBVAL_FLAGS) notebooks/
 
-# The book is built before the test suites so that the run ends with pytest's
-# summary lines.
-test: setup lint book test-unit test-notebooks
+# tests/test_browser.py drives Debian's Chromium (never a browser downloaded by a
+# test tool). Installed here when missing and we are root with apt (CI, dev boxes).
+browser-deps:
+	@test -x /usr/bin/chromium || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else \
+	    echo "The browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; \
+	  fi; }
+
+# The book is built before the test suites (the browser test opens it) so that
+# the run ends with pytest's summary lines.
+test: setup lint book browser-deps test-unit test-notebooks
+
+# Every chapter executed from a fresh virtualenv holding only what Colab brings
+# plus our wheel, each notebook alone in an empty folder (several minutes).
+test-colab: $(STAMP)
+	$(PY) tests/colab_like.py
 
 # --- housekeeping ------------------------------------------------------------------
 

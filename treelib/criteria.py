@@ -32,7 +32,7 @@ def entropy(counts):
     """
     p = counts / counts.sum(0)
     p = p.clamp(min=0.0)  # counts found by subtraction can be -1e-17: that is a zero
-    return -torch.special.xlogy(p, p).sum(0) / math.log(2.0)
+    return 0.0 - torch.special.xlogy(p, p).sum(0) / math.log(2.0)  # 0.0 - x: no "-0.0"
 
 
 def squared_error(moments):

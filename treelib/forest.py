@@ -11,7 +11,7 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
-from tqdm.auto import tqdm
+from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
 from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor

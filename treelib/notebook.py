@@ -29,3 +29,24 @@ def show_source(obj):
     Introduced in Chapter 1: the book shows the library's code instead of copying it.
     """
     return Code(inspect.getsource(obj), language="python")
+
+
+def reproducibility(seed=0):
+    """Print the versions and the seed behind a chapter's numbers.
+
+    Introduced in Chapter 1; the last cell of every chapter calls it (tagged so
+    that the notebook tests ignore its output, which changes with versions).
+    """
+    import platform
+
+    import numpy
+    import sklearn
+    import torch
+
+    import treelib
+
+    print(
+        f"Reproducibility: Python {platform.python_version()}, torch {torch.__version__}, "
+        f"numpy {numpy.__version__}, scikit-learn {sklearn.__version__}, "
+        f"treelib {treelib.__version__}; random seed {seed}; CPU."
+    )

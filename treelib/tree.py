@@ -5,6 +5,8 @@
 (``notebooks/03_regression_tree``). Both follow scikit-learn's API and rules.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -28,6 +30,22 @@ from .hist import HistogramSearch
 from .levelwise import grow_tree_levelwise
 
 TREE_METHODS = ("recursive", "levelwise", "hist")
+
+
+@contextmanager
+def one_cpu_thread(device):
+    """Grow on one CPU thread: tensor ops per node or level are too small to share
+    between threads, oversubscribed cores slow them down many times, and sums come
+    out in the same order on every machine."""
+    if device.type != "cpu":
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 class BaseDecisionTree(BaseEstimator):
@@ -89,14 +107,13 @@ class BaseDecisionTree(BaseEstimator):
             raise ValueError(
                 f"tree_method must be one of {TREE_METHODS}; got {self.tree_method!r}."
             )
-        if self.tree_method == "recursive" or rules.categorical:
-            return grow_tree(X, stats, criterion, rules, seed)
-        search = None
-        if self.tree_method == "hist":
-            if not (_is_int(self.max_bins) and 2 <= self.max_bins <= 65536):
-                raise ValueError(f"max_bins must be an int in [2, 65536]; got {self.max_bins!r}.")
-            search = HistogramSearch(X, self.max_bins)
-        return grow_tree_levelwise(X, stats, criterion, rules, seed, search)
+        if self.tree_method == "hist" and not (_is_int(self.max_bins) and self.max_bins >= 2):
+            raise ValueError(f"max_bins must be an int >= 2; got {self.max_bins!r}.")
+        with one_cpu_thread(X.device):
+            if self.tree_method == "recursive" or rules.categorical:
+                return grow_tree(X, stats, criterion, rules, seed)
+            search = HistogramSearch(X, self.max_bins) if self.tree_method == "hist" else None
+            return grow_tree_levelwise(X, stats, criterion, rules, seed, search)
 
     def apply(self, X):
         """Index of the leaf each sample ends up in."""
