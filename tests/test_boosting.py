@@ -44,6 +44,9 @@ def test_identical_to_sklearn_with_stumps(n_classes):
         np.testing.assert_allclose(
             ours.decision_function(X_new), theirs.decision_function(X_new), atol=1e-9
         )
+        np.testing.assert_allclose(
+            ours.feature_importances_, theirs.feature_importances_, atol=1e-9
+        )
         for a, b in zip(ours.staged_predict(X_new), theirs.staged_predict(X_new)):
             np.testing.assert_array_equal(a, b)
 

@@ -56,6 +56,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         Each learner's weighted training error (1 for rounds never run).
     sample_weights_ : ndarray of shape (n_rounds, n_samples)
         The normalised sample weights each learner was fitted to (for plots).
+    feature_importances_ : ndarray of shape (n_features,)
     classes_, n_classes_, n_features_in_
     """
 
@@ -107,6 +108,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 w = w / w.sum()
         self.sample_weights_ = np.array(weights)
         return self
+
+    @property
+    def feature_importances_(self):
+        """The learners' importances averaged with weights ``alpha`` (as scikit-learn)."""
+        weights = self.estimator_weights_[: len(self.estimators_)]
+        importances = [learner.feature_importances_ for learner in self.estimators_]
+        return np.average(importances, axis=0, weights=weights) if weights.sum() else importances[0]
 
     def staged_decision_function(self, X):
         """The decision function after each round (for learning curves)."""
