@@ -21,7 +21,8 @@ NBVAL_FLAGS := --nbval --nbval-current-env \
                -p no:cacheprovider
 
 .DEFAULT_GOAL := help
-.PHONY: help setup book lint browser-deps test-unit test-notebooks test test-colab clean distclean
+.PHONY: help setup book lint browser-deps test-unit test-notebooks test test-colab clean distclean \
+        student-notebooks book-no-solutions
 
 help:
 	@echo "make book            build the book into _build/html (uses stored notebook outputs)"
@@ -30,6 +31,8 @@ help:
 	@echo "make test-unit       pytest tests"
 	@echo "make test-notebooks  re-run the notebooks and compare outputs (nbval)"
 	@echo "make test-colab      run every chapter alone against the installed wheel only"
+	@echo "make student-notebooks  regenerate notebooks/student/ (chapters without solutions)"
+	@echo "make book-no-solutions  build the book without solutions into _build/html-no-solutions"
 	@echo "make setup           create .venv and install the pinned toolchain"
 	@echo "make clean           remove build output and caches (keeps .venv)"
 	@echo "make distclean       clean, and remove .venv too"
@@ -57,6 +60,16 @@ book: $(STAMP)
 	$(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 	@echo "Book: open _build/html/index.html"
 
+# The book with every solution removed (sphinx-exercise's hide_solutions, plus the
+# gated solutions), for teachers to publish during a course; see book/teaching.md.
+book-no-solutions: $(STAMP)
+	$(PY) scripts/book_no_solutions.py _build/html-no-solutions
+
+# notebooks/student/: each chapter without solutions, exercise bodies stubbed.
+# Run after changing a chapter; tests/test_student_notebooks.py checks they match.
+student-notebooks: $(STAMP)
+	$(PY) scripts/make_student_notebooks.py
+
 # --- checks ------------------------------------------------------------------------
 
 lint: $(STAMP)
@@ -67,7 +80,7 @@ test-unit: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest tests -q
 
 test-notebooks: $(STAMP)
-	$(PY) -m pytest $(NBVAL_FLAGS) notebooks/
+	$(PY) -m pytest $(NBVAL_FLAGS) notebooks/[0-9]*.ipynb
 
 # tests/test_browser.py drives Debian's Chromium (never a browser downloaded by a
 # test tool). Installed here when missing and we are root with apt (CI, dev boxes).

@@ -4,8 +4,11 @@ Builds a wheel of treelib, installs it into a fresh virtual environment that
 holds only what Colab brings (torch, numpy, pandas, scikit-learn, matplotlib,
 seaborn, tqdm and a Jupyter kernel) and no checkout of this repository, then
 copies each chapter notebook alone into an empty folder and executes it there.
-Run by ``make test-colab``; prints ``N passed, M failed`` and exits non-zero on
-any failure.
+The student notebooks (notebooks/student/, the chapters without solutions) run
+the same way, from top to bottom, as a learner runs them in Colab. Every check
+cell (tagged ``check``) must report success in a chapter and "not implemented"
+in a student notebook. Run by ``make test-colab``; prints ``N passed, M failed``
+and exits non-zero on any failure.
 """
 
 import re
@@ -16,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+STUDENT = ROOT / "notebooks" / "student"
 COLAB_PACKAGES = ("torch", "numpy", "pandas", "scikit-learn", "matplotlib", "seaborn", "tqdm")
 KERNEL_PACKAGES = ("ipykernel", "nbclient", "nbformat")
 RUN_NOTEBOOK = """
@@ -24,6 +28,10 @@ nb = nbformat.read(sys.argv[1], as_version=4)
 nbclient.NotebookClient(nb, timeout=900, kernel_name="python3").execute()
 import treelib
 assert "site-packages" in treelib.__file__, treelib.__file__
+for cell in nb.cells:
+    if "check" in cell.metadata.get("tags", []):
+        text = "".join(output.get("text", "") for output in cell.outputs)
+        assert sys.argv[2] in text, f"a check cell printed {text!r}"
 """
 
 
@@ -49,17 +57,20 @@ def main():
         run(str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel))
         run(str(python), "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3")
         passed, failed = [], []
-        for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-            folder = work / notebook.stem
+        runs = [(p, "Well done") for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
+        runs += [(p, "not implemented") for p in sorted(STUDENT.glob("[0-9][0-9]_*.ipynb"))]
+        for notebook, check_says in runs:
+            name = notebook.relative_to(ROOT / "notebooks").as_posix()
+            folder = work / name.replace("/", "-").removesuffix(".ipynb")
             folder.mkdir()
             shutil.copy(notebook, folder)
             result = subprocess.run(
-                [str(python), "-c", RUN_NOTEBOOK, notebook.name], cwd=folder,
+                [str(python), "-c", RUN_NOTEBOOK, notebook.name, check_says], cwd=folder,
                 capture_output=True, text=True,
             )  # fmt: skip
-            (passed if result.returncode == 0 else failed).append(notebook.name)
+            (passed if result.returncode == 0 else failed).append(name)
             status = "ok" if result.returncode == 0 else "FAILED\n" + result.stderr[-3000:]
-            print(f"{notebook.name}: {status}", flush=True)
+            print(f"{name}: {status}", flush=True)
         print(f"colab-like: {len(passed)} passed, {len(failed)} failed")
         return 1 if failed or not passed else 0
     finally:
