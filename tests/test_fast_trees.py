@@ -91,6 +91,17 @@ def test_forest_passes_the_builder_to_its_trees():
     np.testing.assert_array_equal(a.predict_proba(X), c.predict_proba(X))
 
 
+def test_hist_forest_grows_the_exact_forest_when_bins_hold_every_value():
+    X, y = make_classification(n_samples=400, n_features=6, random_state=2)
+    X = np.round(X, 1)  # well under 255 distinct values per feature
+    exact = RandomForestClassifier(n_estimators=5, tree_method="levelwise", random_state=0)
+    hist = RandomForestClassifier(n_estimators=5, tree_method="hist", random_state=0)
+    exact.fit(X, y), hist.fit(X, y)
+    for a, b in zip(hist.estimators_, exact.estimators_):
+        assert_identical(a, b)
+    np.testing.assert_array_equal(hist.predict_proba(X), exact.predict_proba(X))
+
+
 def test_device_parameter():
     X, y = make_classification(n_samples=100, n_features=4, random_state=0)
     tree = DecisionTreeClassifier(device="cpu").fit(X, y)

@@ -21,8 +21,30 @@ def gini(counts):
 
     Introduced in Chapter 1. For two classes it equals ``2 p (1 - p)``.
     """
-    p = counts / counts.sum(0)
-    return 1.0 - (p * p).sum(0)
+    return gini_of_weighted(counts, sum_classes(counts))
+
+
+def gini_of_weighted(counts, weight):
+    """Gini impurity of counts whose total ``weight`` is known.
+
+    scikit-learn's arithmetic: ``1 - sum_k counts_k**2 / weight**2``.
+    """
+    return 1.0 - sum_classes(counts * counts) / (weight * weight)
+
+
+def sum_classes(stats):
+    """Sum over the first axis, one class after the other.
+
+    For the few classes of a tree this is several times faster than
+    ``stats.sum(0)`` on large grids (Chapter 7), and it adds in class order, as
+    scikit-learn does.
+    """
+    if len(stats) == 1:
+        return stats[0].clone()
+    total = stats[0] + stats[1]
+    for row in stats[2:]:
+        total += row
+    return total
 
 
 def entropy(counts):
@@ -30,9 +52,9 @@ def entropy(counts):
 
     Introduced in Chapter 4; scikit-learn also calls it ``"log_loss"``.
     """
-    p = counts / counts.sum(0)
+    p = counts / sum_classes(counts)
     p = p.clamp(min=0.0)  # counts found by subtraction can be -1e-17: that is a zero
-    return 0.0 - torch.special.xlogy(p, p).sum(0) / math.log(2.0)  # 0.0 - x: no "-0.0"
+    return 0.0 - sum_classes(torch.special.xlogy(p, p)) / math.log(2.0)  # 0.0 - x: no "-0.0"
 
 
 def squared_error(moments):
@@ -59,7 +81,7 @@ def node_weight(stats, criterion):
     """Total sample weight of the node(s) described by ``stats``."""
     if criterion in REGRESSION_CRITERIA:
         return stats[0]
-    return stats.sum(0)
+    return sum_classes(stats)
 
 
 def target_stats(y, sample_weight, criterion, n_classes=None):

@@ -14,6 +14,7 @@ from sklearn.utils import check_random_state
 from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
 from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
+from .hist import bin_columns
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 MAX_INT = np.iinfo(np.int32).max
@@ -66,6 +67,9 @@ class BaseForest(BaseEstimator):
         n_draws = n_bootstrap_draws(self.max_samples, n) if self.bootstrap else n
         seeds = check_random_state(self.random_state).randint(MAX_INT, size=self.n_estimators)
         self.estimators_, in_bag = [], []
+        bins = None  # the histogram builder bins the data once for all trees
+        if self.tree_method == "hist" and _is_int(self.max_bins) and self.max_bins >= 2:
+            bins = bin_columns(X, self.max_bins)
         for seed in tqdm(seeds, desc="trees", disable=not self.verbose):
             tree = self._tree_class(**self._tree_params(), random_state=seed)
             tree.n_features_in_ = self.n_features_in_
@@ -74,7 +78,7 @@ class BaseForest(BaseEstimator):
             if classifier:
                 tree.classes_ = self.classes_
             counts = bootstrap_counts(seed, n, n_draws) if self.bootstrap else np.ones(n)
-            self.estimators_.append(tree._fit_tensors(X, y, w * torch.from_numpy(counts)))
+            self.estimators_.append(tree._fit_tensors(X, y, w * torch.from_numpy(counts), bins))
             in_bag.append(counts > 0)
         if self.oob_score:
             self._set_oob_score(X, y.numpy(), np.array(in_bag))

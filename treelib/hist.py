@@ -9,118 +9,196 @@ values every value is its own bin and the split search is exact; thresholds
 are always reported as real feature values.
 """
 
+from typing import NamedTuple
+
 import torch
 
-from .criteria import node_weight
-from .levelwise import take
+from .criteria import REGRESSION_CRITERIA, node_weight
+from .levelwise import apply_positions, regroup_codes, regroup_positions, segmented_argmax
 from .node_random import search_ranks
 from .split import FEATURE_THRESHOLD, split_scores
 
-MAX_CELLS = 2**22  # (node, feature, bin) cells per histogram batch: bounds memory
+MAX_CELLS = 2**19  # (node, feature, bin) cells per histogram batch: bounds memory
+
+
+def sorted_quantiles(values, n_bins):
+    """The ``n_bins - 1`` inner quantiles of sorted ``values``, as ``torch.quantile`` does.
+
+    ``torch.quantile`` would sort ``values`` again; this reads them directly.
+    """
+    q = torch.linspace(0, 1, n_bins + 1, dtype=values.dtype, device=values.device)[1:-1]
+    rank = q * (len(values) - 1)
+    below, above = rank.long(), rank.ceil().long()
+    return torch.lerp(values[below], values[above], rank - below)
 
 
 def bin_feature(x, max_bins):
-    """Bin codes of one float32 column, and each bin's smallest and largest value."""
-    values = torch.unique(x)
+    """Bin codes of one float32 column, and each bin's smallest and largest value.
+
+    Bin ``b`` holds the values ``cut[b-1] < x <= cut[b]``.
+    """
+    sorted_x, order = torch.sort(x)
+    values = torch.unique_consecutive(sorted_x)
     if len(values) <= max_bins:
         cuts = values[:-1]  # one bin per distinct value
     else:
-        quantiles = torch.linspace(0, 1, max_bins + 1, dtype=torch.float64)[1:-1]
-        cuts = torch.unique(torch.quantile(values.double(), quantiles.to(values.device)).float())
-    codes = torch.searchsorted(cuts, x.contiguous())  # first cut >= x: bin b holds x <= cut[b]
+        cuts = torch.unique(sorted_quantiles(values.double(), max_bins).float())
+    # along the sorted column the code goes up by one after each cut
+    steps = torch.zeros(len(x) + 1, dtype=torch.int64, device=x.device)
+    steps.index_add_(
+        0, torch.searchsorted(sorted_x, cuts, right=True), torch.ones_like(cuts, dtype=torch.int64)
+    )
+    codes = torch.empty_like(order).scatter_(0, order, torch.cumsum(steps[:-1], 0))
     n_bins = len(cuts) + 1
     low = torch.full((n_bins,), float("inf"), device=x.device).scatter_reduce(0, codes, x, "amin")
     high = torch.full((n_bins,), float("-inf"), device=x.device).scatter_reduce(0, codes, x, "amax")
     return codes, low, high
 
 
+class Bins(NamedTuple):
+    """Every feature's bins: codes ``(n, p)``, smallest and largest value ``(p, B)``."""
+
+    codes: torch.Tensor
+    low: torch.Tensor
+    high: torch.Tensor
+
+    def select(self, rows, device=None):
+        """The bins of some rows (a forest bins once and grows each tree on some rows)."""
+        return Bins(self.codes[rows].to(device), self.low.to(device), self.high.to(device))
+
+
+def bin_columns(X, max_bins):
+    """Bin every column of ``X`` (:func:`bin_feature`); bins padded to the largest count."""
+    binned = [bin_feature(X[:, j], max_bins) for j in range(X.shape[1])]
+    B = max(len(low) for _, low, _ in binned)
+
+    low = torch.stack([torch.nn.functional.pad(lo, (0, B - len(lo)), value=float("inf"))
+                       for _, lo, _ in binned])  # fmt: skip
+    high = torch.stack([torch.nn.functional.pad(hi, (0, B - len(hi)), value=float("-inf"))
+                        for _, _, hi in binned])  # fmt: skip
+    return Bins(torch.stack([codes for codes, _, _ in binned], dim=1), low, high)
+
+
 class HistogramSearch:
-    """Level-wise split search on per-node histograms (see the module docstring)."""
+    """Level-wise split search on per-node histograms (see the module docstring).
 
-    def __init__(self, X, max_bins=255):
-        binned = [bin_feature(X[:, j], max_bins) for j in range(X.shape[1])]
-        self.n_bins = max(len(low) for _, low, _ in binned)
-        pad = [self.n_bins - len(low) for _, low, _ in binned]
-        self.codes = torch.stack([codes for codes, _, _ in binned], dim=1)  # (n, p)
-        self.low = torch.stack([torch.nn.functional.pad(b[1], (0, k), value=float("inf"))
-                                for b, k in zip(binned, pad)])  # fmt: skip
-        self.high = torch.stack([torch.nn.functional.pad(b[2], (0, k), value=float("-inf"))
-                                 for b, k in zip(binned, pad)])  # fmt: skip
-        self.active = torch.arange(X.shape[0], device=X.device)
+    For classification each cell also carries the class: one ``bincount``
+    counts every (node, feature, bin, class) at once.
+    """
 
-    def samples(self):
-        return self.active
+    def __init__(self, X, stats, max_bins=255, criterion="gini", bins=None):
+        bins = bin_columns(X, max_bins) if bins is None else bins
+        n, p = X.shape
+        self.n_bins = B = bins.low.shape[1]
+        self.low, self.high = bins.low, bins.high
+        self.stats, self.classify = stats, criterion not in REGRESSION_CRITERIA
+        self.n_classes = stats.shape[0] if self.classify else 1
+        # each (sample, feature)'s cell inside its node's histogram, computed once
+        self.index_type = torch.int32 if MAX_CELLS * self.n_classes < 2**31 else torch.int64
+        offset = torch.arange(p, device=X.device) * B + bins.codes  # (n, p)
+        self.offset, self.cells_per_node = offset.to(self.index_type), p * B * self.n_classes
+        if self.classify:
+            self.weight = stats.sum(0)  # one class per sample: its weight sits in its class
+            self.unit_weights = bool((self.weight == 1).all())
+            self.label = stats.argmax(0)
+        self.active = torch.arange(n, device=X.device)  # samples of open nodes, by node
+        self.group = torch.zeros_like(self.active)  # the open node of each active sample
+        self.sizes, self.at_root = torch.tensor([n], device=X.device), True
 
-    def next_level(self, node_of):
-        self.active = torch.nonzero(node_of >= 0).squeeze(1)
+    def regroup(self, group, n_groups, right):
+        """Keep the samples with ``group >= 0``, sorted by group (like ``ExactSearch.regroup``)."""
+        g, self.at_root = group[self.active], False
+        self.sizes = torch.bincount(g[g >= 0], minlength=n_groups)
+        code, base = regroup_codes(g, self.sizes, right)
+        n_kept = int(self.sizes.sum())
+        positions = regroup_positions(code, base, n_kept)
+        self.active = apply_positions(self.active, positions, n_kept)
+        groups = torch.arange(n_groups, device=g.device)
+        self.group = torch.repeat_interleave(groups, self.sizes, output_size=n_kept)
 
-    def histograms(self, stats, node, first, count):
-        """Statistics and counts of every (node, feature, bin), nodes first..first+count-1."""
-        p, B = self.codes.shape[1], self.n_bins
-        in_batch = (node >= first) & (node < first + count)
-        rows, local = self.active[in_batch], (node[in_batch] - first)[:, None]
-        cell = ((local * p + torch.arange(p, device=rows.device)) * B + self.codes[rows]).reshape(
-            -1
-        )
-        size = count * p * B
-        hist = torch.stack(
-            [torch.bincount(cell, s[rows].repeat_interleave(p), size) for s in stats]
-        )
-        counts = torch.bincount(cell, minlength=size)
-        return hist.view(-1, count, p, B), counts.view(count, p, B)
+    def histograms(self, rows, local, count, with_counts=False):
+        """Statistics of every (node, feature, bin) cell of ``count`` nodes.
 
-    def best_splits(self, stats, node_of, total, sizes, is_open, keys, rules, criterion):
-        node = node_of[self.active]
-        p, B = self.codes.shape[1], self.n_bins
-        batch = max(1, MAX_CELLS // (p * B))
-        found = [
-            self._best_in_batch(
-                stats, node, total, sizes, is_open, keys, rules, criterion, first, batch
+        ``rows`` are the nodes' samples (``None``: all samples, in order) and
+        ``local`` their node, numbered from 0. Returns a tensor of shape
+        ``(n_stats, count, p, B)`` (integer counts if every weight is one) and,
+        if asked, the number of samples in each cell, ``(count, p, B)``.
+        """
+        p, B, K = self.offset.shape[1], self.n_bins, self.n_classes
+
+        def of_rows(values):
+            return values if rows is None else values.index_select(0, rows)
+
+        size = count * p * B  # cells of one class (or one statistic)
+        base = local * (p * B)
+        if self.classify:  # class k's histograms come after those of classes 0..k-1
+            base = base + of_rows(self.label) * size
+        cell = (base.to(self.index_type)[:, None] + of_rows(self.offset)).reshape(-1)
+        counts = None
+        if with_counts:
+            counts = torch.bincount(cell, None, size * K).view(K, count, p, B).sum(0)
+        if self.classify:
+            weights = None if self.unit_weights else of_rows(self.weight).repeat_interleave(p)
+            return torch.bincount(cell, weights, size * K).view(K, count, p, B), counts
+        stats = [torch.bincount(cell, of_rows(s).repeat_interleave(p), size) for s in self.stats]
+        return torch.stack(stats).view(-1, count, p, B), counts
+
+    def best_splits(self, total, keys, rules, criterion):
+        """Each open node's best split: ``(group, feature, threshold, left statistics)``."""
+        n_groups = total.shape[1]
+        batch = max(1, MAX_CELLS // self.cells_per_node)
+        bounds = torch.cat([self.sizes.new_zeros(1), torch.cumsum(self.sizes, 0)]).tolist()
+        found = []
+        for first in range(0, n_groups, batch):  # the samples of a batch of nodes are contiguous
+            count = min(batch, n_groups - first)
+            lo, hi = bounds[first], bounds[first + count]
+            rows, local = self.active[lo:hi], self.group[lo:hi] - first
+            if self.at_root:  # every sample, in their original order
+                rows = None
+            hist = self.histograms(rows, local, count, rules.min_samples_leaf > 1)
+            found.append(
+                self.best_in_batch(*hist, first, total, self.sizes, keys, rules, criterion)
             )
-            for first in range(0, len(sizes), batch)
-        ]
-        return tuple(torch.cat(parts) if i < 3 else torch.cat(parts, dim=1)
-                     for i, parts in enumerate(zip(*found)))  # fmt: skip
+        return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
 
-    def _best_in_batch(
-        self, stats, node, total, sizes, is_open, keys, rules, criterion, first, batch
-    ):
-        count = min(batch, len(sizes) - first)
-        hist, counts = self.histograms(stats, node, first, count)
-        nodes = torch.arange(first, first + count, device=node.device)
-        present = counts > 0
-        constant = present.sum(-1) <= 1 if rules.max_features < counts.shape[1] else None
-        ranks = search_ranks(keys[nodes], counts.shape[1], rules.max_features, constant)
-        left, n_left = hist.cumsum(-1), counts.cumsum(-1)
-        right = total[:, nodes, None, None] - left
-        n_right = sizes[nodes, None, None] - n_left
+    def best_in_batch(self, hist, counts, first, total, sizes, keys, rules, criterion):
+        """Each node's best split from its histograms, nodes ``first, first + 1, ...``.
+
+        Only non-empty bins matter: listed in (node, feature, bin) order, the
+        next entry of the same (node, feature) is the next non-empty bin, the
+        right side of a split after this one.
+        """
+        _, count, p, B = hist.shape
+        present = node_weight(hist, criterion) > 0  # zero-weight samples were dropped
+        constant = present.sum(-1) <= 1 if rules.max_features < p else None
+        ranks = search_ranks(keys[first : first + count], p, rules.max_features, constant)
+        hist, present = hist.view(hist.shape[0], count * p, B), present.view(count * p, B)
+        searched = None  # the (node, feature) rows to scan: all, or those the nodes search
+        if rules.max_features < p:
+            searched = torch.nonzero(ranks.view(-1) < p).squeeze(1)
+            hist, present = hist.index_select(1, searched), present.index_select(0, searched)
+            counts = None if counts is None else counts.view(count * p, B).index_select(0, searched)
+        cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (row, bin) order
+        row = cell // B
+        j = torch.nonzero(row[1:] == row[:-1]).squeeze(1)
+        cell, row, nxt = cell[j], row[j], cell[j + 1] % B  # a candidate after each non-empty bin
+        row_of_node = row if searched is None else searched[row]  # node * p + feature
+        g, f, b = row_of_node // p, row_of_node % p, cell % B
+        rank = torch.take(ranks, row_of_node)
+        low, high = torch.take(self.low, f * B + nxt), torch.take(self.high, f * B + b)
+        allowed = (low > high + FEATURE_THRESHOLD) & (rank < p)
+        if rules.min_samples_leaf > 1:
+            n_left = torch.take(counts.cumsum(-1), cell)
+            n_right = sizes[first + g] - n_left
+            allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
+        left = hist.cumsum(-1).view(hist.shape[0], -1).index_select(1, cell).to(total.dtype)
+        right = total[:, first + g] - left
         w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-        scores = split_scores(left, right, w_left, w_right, criterion)
-        # the next non-empty bin of the node: the right side of a split after bin b
-        bins = torch.arange(counts.shape[2], device=node.device)
-        first_present = torch.where(present, bins, counts.shape[2])
-        after = torch.flip(torch.cummin(torch.flip(first_present, [-1]), -1).values, [-1])
-        nxt = torch.cat([after[..., 1:], torch.full_like(after[..., :1], counts.shape[2])], -1)
-        nxt_c = nxt.clamp(max=counts.shape[2] - 1)
-        low = torch.gather(self.low.expand(len(nodes), -1, -1), 2, nxt_c)
-        high = self.high.expand(len(nodes), -1, -1)
-        allowed = present & (nxt < counts.shape[2]) & (low > high + FEATURE_THRESHOLD)
-        allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
         allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
-        allowed &= is_open[nodes, None, None] & (ranks < counts.shape[1])[:, :, None]
-        scores = torch.where(allowed, scores, float("-inf")).flatten(1)
-        tie = (ranks[:, :, None] * counts.shape[2] + bins).flatten(1)
-        best = scores.max(1, keepdim=True).values
-        tie = torch.where(
-            (scores == best) & (best > float("-inf")), tie, torch.iinfo(torch.int64).max
-        )
-        choice = tie.argmin(1)
-        has = torch.gather(scores, 1, choice[:, None])[:, 0] > float("-inf")
-        choice, nodes = choice[has], nodes[has]
-        f, b = choice // counts.shape[2], choice % counts.shape[2]
-        local = nodes - first
-        a = take(self.high.reshape(-1), f * counts.shape[2] + b).double()
-        c = low[local, f, b].double()
+        scores = split_scores(left, right, w_left, w_right, criterion)
+        scores = torch.where(allowed, scores, float("-inf"))
+        winner = segmented_argmax(scores, g, rank * B + b, count)
+        a, c = high[winner].double(), low[winner].double()
         t = a / 2 + c / 2
         threshold = torch.where((t == c) | t.isinf(), a, t)
-        return nodes, f, threshold, left[:, local, f, b]
+        return first + g[winner], f[winner], threshold, left[:, winner]

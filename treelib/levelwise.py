@@ -33,54 +33,106 @@ def segment_starts(sizes):
     return torch.cumsum(sizes, 0) - sizes
 
 
+def regroup_codes(group, sizes, right):
+    """Per sample, what regrouping does with it: ``(code, base)``.
+
+    ``group`` is each sample's new group (``-1``: dropped), ``sizes`` each
+    group's size, ``right`` whether the group is a right child. ``code`` is 0
+    (left child), 1 (right child) or 2 (dropped); ``base`` is where the sample's
+    group starts, minus the samples of the same side in earlier groups.
+    """
+    g = group.clamp(min=0)
+    code = torch.where(group >= 0, torch.take(right, g).to(torch.int8), 2)
+    start = segment_starts(sizes)
+    side_start = torch.where(right, segment_starts(sizes * right), segment_starts(sizes * ~right))
+    return code, torch.take(start - side_start, g)
+
+
+def regroup_positions(code, base, n_kept):
+    """Where each element goes when every row is sorted by group, stably.
+
+    ``code`` and ``base`` come from :func:`regroup_codes`, one per element.
+    Each row is sorted by parent node, so along a row the left children's
+    groups never decrease, nor do the right children's: the sort is a merge of
+    the two. An element's place is its group's start (``base`` plus the
+    elements of its side in earlier groups) plus its rank in its group, which
+    is its rank among the elements of its side, counted along the row.
+    Dropped elements go to position ``n_kept``.
+    """
+    on_right, on_left = code == 1, code == 0
+    rank = torch.where(on_right, on_right.cumsum(-1), on_left.cumsum(-1)) - 1
+    return torch.where(code < 2, base + rank, n_kept)
+
+
+def apply_positions(values, positions, n_kept):
+    """Move ``values`` along the last axis to ``positions`` (from :func:`regroup_positions`)."""
+    out = values.new_empty(values.shape[:-1] + (n_kept + 1,))
+    return out.scatter_(-1, positions.expand_as(values), values)[..., :n_kept]
+
+
 def segmented_argmax(scores, segment, tie_key, n_segments):
     """Per segment, the position with the highest score (lowest ``tie_key`` on ties).
 
-    Returns a bool mask with at most one True per segment; segments whose
-    scores are all ``-inf`` get none.
+    ``scores`` and ``tie_key`` are 1-D, ``segment[i]`` is the segment of
+    position ``i``. Returns a bool mask with at most one True per segment;
+    segments whose scores are all ``-inf`` get none.
     """
-    flat_seg = segment.reshape(-1)
     best = torch.full((n_segments,), float("-inf"), dtype=scores.dtype, device=scores.device)
-    best.scatter_reduce_(0, flat_seg, scores.reshape(-1), "amax")
-    is_best = (scores == take(best, segment)) & (scores > float("-inf"))
+    best.scatter_reduce_(0, segment, scores, "amax")
+    is_best = (scores == best[segment]) & (scores > float("-inf"))
     key = torch.where(is_best, tie_key, torch.iinfo(torch.int64).max)
     best_key = torch.full((n_segments,), torch.iinfo(torch.int64).max, device=scores.device)
-    best_key.scatter_reduce_(0, flat_seg, key.reshape(-1), "amin")
-    return is_best & (key == take(best_key, segment))
+    best_key.scatter_reduce_(0, segment, key, "amin")
+    return is_best & (key == best_key[segment])
 
 
-def level_candidates(X, stats, order, node_of, total, sizes, splittable, ranks, rules, criterion):
+def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion):
     """Score every ``x <= t`` candidate of every node of a level; return each node's best.
 
-    ``order`` is ``(p, n_active)``: per feature, the active samples grouped by node
-    and sorted by value inside each node.
+    ``xs`` is ``(p, n_active)``: per feature, the values of the samples of the
+    level's open nodes, grouped by node (``sizes`` samples each, in node order)
+    and sorted inside each node; ``sorted_stats`` holds their statistics in the
+    same layout and ``total`` each node's sums. The segments lie at the same
+    positions in every row, so whatever depends only on the node is a vector
+    over positions, shared by the ``p`` rows.
     """
-    p, n_active = order.shape
-    xs = torch.gather(X.T, 1, order)  # (p, n_active) sorted values
-    node = take(node_of, order)  # (p, n_active) node of each position
-    cum = take(stats, order).cumsum(-1)  # (n_stats, p, n_active)
-    start = take(segment_starts(sizes), node)
-    before = torch.gather(cum, 2, (start - 1).clamp(min=0).expand_as(cum))
-    left = cum - torch.where(start > 0, before, 0.0)  # left child if we split after here
-    right = take(total, node) - left
+    p, n_active = xs.shape
+    m, device = len(sizes), xs.device
+    positions = torch.arange(n_active, device=device)
+    node = torch.repeat_interleave(torch.arange(m, device=device), sizes, output_size=n_active)
+    start = segment_starts(sizes)
+    # segmented cumulative sum: the running sum minus the totals of the earlier nodes
+    earlier = torch.cumsum(total, 1) - total  # (n_stats, m)
+    left = sorted_stats.cumsum(-1) - earlier[:, None, node]  # (n_stats, p, n_active)
+    right = total[:, None, node] - left
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
 
-    n_left = torch.arange(n_active, device=X.device) - start + 1
-    n_right = take(sizes, node) - n_left
-    distinct = torch.zeros_like(node, dtype=torch.bool)
-    distinct[:, :-1] = xs[:, 1:] > xs[:, :-1] + FEATURE_THRESHOLD  # float32, as sklearn
-    rank = torch.gather(ranks.T, 1, node)
-    allowed = distinct & (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
-    allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
-    allowed &= take(splittable, node) & (rank < p)
+    n_left = positions - start[node] + 1
+    n_right = sizes[node] - n_left
+    allowed = torch.zeros_like(xs, dtype=torch.bool)
+    allowed[:, :-1] = xs[:, 1:] > xs[:, :-1] + FEATURE_THRESHOLD  # float32, as sklearn
+    allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
+    if rules.min_weight_leaf > 0:
+        allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
     scores = torch.where(allowed, scores, float("-inf"))
-    winner = segmented_argmax(scores, node, rank * n_active + n_left, len(sizes))
-    f, i = winner.nonzero(as_tuple=True)
+    # each node's best feature: the best score per (feature, node), ties to the lowest rank
+    per_feature = torch.full((p, m), float("-inf"), dtype=scores.dtype, device=device)
+    per_feature.scatter_reduce_(1, node.expand(p, -1), scores, "amax")
+    per_feature = torch.where(ranks.T < p, per_feature, float("-inf"))  # not searched
+    best = per_feature.max(0).values
+    tie = torch.where(per_feature == best, ranks.T, p).min(0).values
+    searched = torch.nonzero(best > float("-inf")).squeeze(1)
+    feature = (ranks == tie[:, None]).int().argmax(1)  # the feature with that rank
+    # inside the best feature's row, the first position with the best score
+    row = feature[node]
+    key = torch.where(scores[row, positions] == best[node], positions, n_active)
+    first = torch.full((m,), n_active, device=device).scatter_reduce_(0, node, key, "amin")
+    f, i = feature[searched], first[searched]
     a, b = xs[f, i].double(), xs[f, i + 1].double()
     t = a / 2 + b / 2
     threshold = torch.where((t == b) | t.isinf(), a, t)  # scikit-learn's midpoint rule
-    return node[f, i], f, threshold, left[:, f, i]
+    return searched, f, threshold, left[:, f, i]
 
 
 def node_is_open(sizes, weight, impurity, depth, rules):
@@ -91,32 +143,65 @@ def node_is_open(sizes, weight, impurity, depth, rules):
 
 
 class ExactSearch:
-    """Exact split search for a whole level: features sorted once, kept grouped by node."""
+    """Exact split search for a whole level: features sorted once, kept grouped by node.
 
-    def __init__(self, X):
-        self.X = X
-        self.order = torch.argsort(X.T, dim=1, stable=True)  # (p, n): the only full sort
+    It holds, per feature, the samples of the level's *open* nodes (the ones
+    that will be searched), grouped by open node in node order and sorted by
+    value inside each node: their ids (``order``), values (``xs``) and
+    statistics (``sorted_stats``).
+    """
 
-    def samples(self):
-        return self.order[0]
+    def __init__(self, X, stats):
+        XT = X.T.contiguous()
+        self.order = torch.argsort(XT, dim=1, stable=True)  # (p, n): the only full sort
+        self.xs = torch.gather(XT, 1, self.order)
+        self.sorted_stats = take(stats, self.order)  # (n_stats, p, n)
+        self.sizes = torch.tensor([X.shape[0]], device=X.device)
 
-    def best_splits(self, stats, node_of, total, sizes, is_open, keys, rules, criterion):
-        X, order = self.X, self.order
-        constant = None
-        if rules.max_features < X.shape[1]:  # which features are constant inside each node
-            xs, start = torch.gather(X.T, 1, order), segment_starts(sizes)
-            constant = (xs[:, start + sizes - 1] <= xs[:, start] + FEATURE_THRESHOLD).T
-        ranks = search_ranks(keys, X.shape[1], rules.max_features, constant)
-        return level_candidates(
-            X, stats, order, node_of, total, sizes, is_open, ranks, rules, criterion
+    def regroup(self, group, n_groups, right):
+        """Keep samples with ``group >= 0``, regrouped by group, each group still sorted.
+
+        ``group`` gives each sample its open node's index (``-1``: not searched
+        any more), ``right`` says which groups are right children. Groups are
+        numbered in node order, so a *stable* sort of each row by group keeps
+        every group's samples sorted by value (:func:`regroup_positions`).
+        """
+        self.sizes = torch.bincount(group[group >= 0], minlength=n_groups)
+        code, base = regroup_codes(group, self.sizes, right)
+        n_kept = int(self.sizes.sum())
+        positions = regroup_positions(take(code, self.order), take(base, self.order), n_kept)
+        self.order = apply_positions(self.order, positions, n_kept)
+        self.xs = apply_positions(self.xs, positions, n_kept)
+        self.sorted_stats = apply_positions(self.sorted_stats, positions, n_kept)
+
+    def constant_features(self):
+        """``(n_groups, p)``: is the feature constant inside the group?"""
+        start = segment_starts(self.sizes)
+        last = start + self.sizes - 1
+        return (self.xs[:, last] <= self.xs[:, start] + FEATURE_THRESHOLD).T
+
+    def best_splits(self, total, keys, rules, criterion):
+        """Each open node's best split: ``(group, feature, threshold, left statistics)``."""
+        p = self.xs.shape[0]
+        if rules.max_features >= p:
+            ranks = search_ranks(keys, p, p)
+            return level_candidates(
+                self.xs, self.sorted_stats, self.sizes, total, ranks, rules, criterion
+            )
+        # each node searches at most max_features features: gather only those rows
+        ranks = search_ranks(keys, p, rules.max_features, self.constant_features())
+        k = rules.max_features
+        drawn = torch.argsort(ranks, dim=1)[:, :k]  # (m, k): the searched features, in order
+        slot_rank = torch.gather(ranks, 1, drawn)  # p: an unused slot
+        node = torch.repeat_interleave(torch.arange(len(self.sizes)), self.sizes)
+        rows = drawn[node].T  # (k, n_active): the feature behind each slot, per position
+        xs = torch.gather(self.xs, 0, rows)
+        stats = torch.stack([torch.gather(s, 0, rows) for s in self.sorted_stats])
+        slot_ranks = torch.where(slot_rank < p, torch.arange(k), k)  # slots keep the order
+        groups, slot, threshold, left = level_candidates(
+            xs, stats, self.sizes, total, slot_ranks, rules, criterion
         )
-
-    def next_level(self, node_of):
-        """Drop finished samples; regroup by child node, keeping each group sorted."""
-        p = self.order.shape[0]
-        order = self.order[take(node_of, self.order) >= 0].view(p, -1)
-        regroup = torch.sort(take(node_of, order), dim=1, stable=True).indices
-        self.order = torch.gather(order, 1, regroup)
+        return groups, drawn[groups, slot], threshold, left
 
 
 def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
@@ -125,24 +210,30 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
     ``search`` finds each level's splits: exact (:class:`ExactSearch`, the
     default) or on histograms (:class:`treelib.hist.HistogramSearch`).
     """
-    search = ExactSearch(X) if search is None else search
-    impurity_of = CRITERIA[criterion]
+    search = ExactSearch(X, stats) if search is None else search
+    impurity_of, device = CRITERIA[criterion], X.device
     root_weight = node_weight(stats.sum(1), criterion)
-    node_of = torch.zeros(X.shape[0], dtype=torch.int64, device=X.device)
-    keys, levels = root_key(seed, X.device), []
+    node_of = torch.zeros(X.shape[0], dtype=torch.int64, device=device)  # -1: in a leaf
+    keys, levels = root_key(seed, device), []
     while True:
-        m, samples = len(keys), search.samples()
-        total = torch.zeros(stats.shape[0], m, dtype=stats.dtype, device=X.device)
+        m, samples = len(keys), torch.nonzero(node_of >= 0).squeeze(1)
+        total = torch.zeros(stats.shape[0], m, dtype=stats.dtype, device=device)
         total.index_add_(1, node_of[samples], stats[:, samples])
         sizes = torch.bincount(node_of[samples], minlength=m)
         weight, impurity = node_weight(total, criterion), impurity_of(total)
         level = new_level(total, sizes, weight, impurity, criterion)
         levels.append(level)
         is_open = node_is_open(sizes, weight, impurity, len(levels) - 1, rules)
-        if not bool(is_open.any()):
+        open_nodes = torch.nonzero(is_open).squeeze(1)
+        if len(open_nodes) == 0:
             break
-        found = search.best_splits(stats, node_of, total, sizes, is_open, keys, rules, criterion)
-        nodes, f, threshold, left = found
+        if len(levels) > 1:  # the root's samples are already in place
+            group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)
+            group = torch.where(node_of >= 0, take(group_of_node, node_of.clamp(min=0)), -1)
+            search.regroup(group, len(open_nodes), open_nodes % 2 == 1)
+        found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion)
+        groups, f, threshold, left = found
+        nodes = open_nodes[groups]
         right = total[:, nodes] - left
         w, wl, wr = weight[nodes], node_weight(left, criterion), node_weight(right, criterion)
         decrease = impurity[nodes] - wr / w * impurity_of(right) - wl / w * impurity_of(left)
@@ -152,12 +243,11 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
             break
         nodes, sort = torch.sort(nodes)
         level["feature"][nodes], level["threshold"][nodes] = f[sort], threshold[sort]
-        level["child"][nodes] = 2 * torch.arange(len(nodes), device=X.device)
-        node_of = next_level_nodes(X, samples, node_of, level)
-        search.next_level(node_of)
-        sides = torch.arange(2 * len(nodes), device=X.device) % 2
+        level["child"][nodes] = 2 * torch.arange(len(nodes), device=device)
+        node_of = next_level_nodes(X, node_of, level)
+        sides = torch.arange(2 * len(nodes), device=device) % 2
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
-    return assemble_preorder(levels, X.device)
+    return assemble_preorder(levels, device)
 
 
 def new_level(total, sizes, weight, impurity, criterion):
@@ -171,11 +261,12 @@ def new_level(total, sizes, weight, impurity, criterion):
     )  # fmt: skip
 
 
-def next_level_nodes(X, samples, node_of, level):
+def next_level_nodes(X, node_of, level):
     """Send each sample of a split node to its child; samples in leaves get -1."""
+    samples = torch.nonzero(node_of >= 0).squeeze(1)
     node = node_of[samples]
     child = take(level["child"], node)
-    x = X[samples, take(level["feature"], node).clamp(min=0)].double()
+    x = torch.take(X, samples * X.shape[1] + take(level["feature"], node).clamp(min=0)).double()
     goes_right = (~(x <= take(level["threshold"], node))).long()
     new = torch.full_like(node_of, -1)
     new[samples] = torch.where(child >= 0, child + goes_right, -1)

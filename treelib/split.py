@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import torch
 
-from .criteria import CRITERIA, REGRESSION_CRITERIA, node_weight
+from .criteria import CRITERIA, REGRESSION_CRITERIA, gini_of_weighted, node_weight
 
 FEATURE_THRESHOLD = 1e-7
 
@@ -66,6 +66,10 @@ def split_scores(left, right, w_left, w_right, criterion):
     """
     if criterion in REGRESSION_CRITERIA:
         return left[1] ** 2 / w_left + right[1] ** 2 / w_right
+    if criterion == "gini":  # the children's weights are known: no second sum
+        return -(
+            w_right * gini_of_weighted(right, w_right) + w_left * gini_of_weighted(left, w_left)
+        )
     impurity = CRITERIA[criterion]
     return -(w_left * impurity(left) + w_right * impurity(right))
 

@@ -77,8 +77,11 @@ class BaseDecisionTree(BaseEstimator):
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=self._is_classifier)
         return self._fit_tensors(X, y, w)
 
-    def _fit_tensors(self, X, y, w):
-        """Fit on validated tensors (the forest calls this to skip re-validation)."""
+    def _fit_tensors(self, X, y, w, bins=None):
+        """Fit on validated tensors (the forest calls this to skip re-validation).
+
+        ``bins``: the histogram builder's bins of ``X``, if already computed.
+        """
         criterion = check_criterion(self.criterion, self._criteria)
         rules = self._stopping_rules(X.shape[0], X.shape[1], float(w.sum()))
         n_classes = len(self.classes_) if self._is_classifier else None
@@ -87,7 +90,8 @@ class BaseDecisionTree(BaseEstimator):
         seed = check_random_state(self.random_state).randint(2**31)
         device = self._device()
         X, stats = X[keep].to(device), stats[:, keep].to(device)
-        self.tree_ = self._grow(X, stats, criterion, rules, seed)
+        bins = None if bins is None else bins.select(keep, device)
+        self.tree_ = self._grow(X, stats, criterion, rules, seed, bins)
         self.max_features_ = rules.max_features
         self.n_outputs_ = 1
         return self
@@ -98,7 +102,7 @@ class BaseDecisionTree(BaseEstimator):
         except (RuntimeError, TypeError) as error:
             raise ValueError(f"device must name a torch device; got {self.device!r}.") from error
 
-    def _grow(self, X, stats, criterion, rules, seed):
+    def _grow(self, X, stats, criterion, rules, seed, bins=None):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         Categorical features are only handled by the recursive builder.
@@ -112,7 +116,9 @@ class BaseDecisionTree(BaseEstimator):
         with one_cpu_thread(X.device):
             if self.tree_method == "recursive" or rules.categorical:
                 return grow_tree(X, stats, criterion, rules, seed)
-            search = HistogramSearch(X, self.max_bins) if self.tree_method == "hist" else None
+            search = None  # exact
+            if self.tree_method == "hist":
+                search = HistogramSearch(X, stats, self.max_bins, criterion, bins)
             return grow_tree_levelwise(X, stats, criterion, rules, seed, search)
 
     def apply(self, X):

@@ -72,18 +72,28 @@ class Tree:
         return torch.tensor(depth)
 
     def apply(self, X):
-        """Leaf id of every row of float32 ``X``: all samples descend together."""
-        node = torch.zeros(X.shape[0], dtype=torch.int64, device=X.device)
-        rows = torch.arange(X.shape[0], device=X.device)
-        while True:
-            inner = self.children_left[node] != TREE_LEAF
-            if not bool(inner.any()):
-                return node
-            x = X[rows, self.feature[node].clamp(min=0)].double()
-            threshold = self.threshold[node]
-            left = torch.where(self.categorical[node], x == threshold, x <= threshold)
-            child = torch.where(left, self.children_left[node], self.children_right[node])
-            node = torch.where(inner, child, node)
+        """Leaf id of every row of float32 ``X``: all samples descend together.
+
+        One step per depth; samples that reach a leaf leave the working set.
+        """
+        n, p = X.shape
+        leaf = torch.zeros(n, dtype=torch.int64, device=X.device)
+        rows, node = torch.arange(n, device=X.device), torch.zeros_like(leaf)
+        is_inner = self.children_left != TREE_LEAF
+        any_categorical = bool(self.categorical.any())
+        while len(rows):
+            inner = torch.take(is_inner, node)
+            if not bool(inner.all()):
+                leaf[rows[~inner]] = node[~inner]
+                rows, node = rows[inner], node[inner]
+            x = torch.take(X, rows * p + torch.take(self.feature, node)).double()
+            threshold = torch.take(self.threshold, node)
+            left = x <= threshold
+            if any_categorical:
+                left = torch.where(torch.take(self.categorical, node), x == threshold, left)
+            left_child = torch.take(self.children_left, node)
+            node = torch.where(left, left_child, torch.take(self.children_right, node))
+        return leaf
 
     def compute_feature_importances(self, n_features):
         """Mean decrease in impurity per feature, normalised to sum to one."""
