@@ -1,12 +1,13 @@
 """Histogram split search: bin each feature once, then split on bin edges.
 
 Introduced in Chapter 7 (``notebooks/07_fast_trees``). Each feature is cut
-into at most ``max_bins`` quantile bins before growing. At every level one
-weighted ``bincount`` builds, for all nodes at once, the statistics of every
-(node, feature, bin); a cumulative sum over the bins gives every left child.
-No sorting after the binning. When a feature has at most ``max_bins`` distinct
-values every value is its own bin and the split search is exact; thresholds
-are always reported as real feature values.
+into at most ``max_bins`` quantile bins before growing (a forest bins once for
+all its trees). At every level a ``bincount`` builds, for a batch of nodes at
+once, the statistics of every (class, node, feature, bin) cell; a cumulative
+sum over the bins gives every left child, and only the boundaries after
+non-empty bins are scored. No sorting after the binning. When a feature has at
+most ``max_bins`` distinct values every value is its own bin and the split
+search is exact; thresholds are always reported as real feature values.
 """
 
 from typing import NamedTuple
@@ -18,7 +19,8 @@ from .levelwise import apply_positions, regroup_codes, regroup_positions, segmen
 from .node_random import search_ranks
 from .split import FEATURE_THRESHOLD, split_scores
 
-MAX_CELLS = 2**19  # (node, feature, bin) cells per histogram batch: bounds memory
+MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
+CHUNK = 2**20  # (sample, feature) pairs counted at a time: bounds memory
 
 
 def sorted_quantiles(values, n_bins):
@@ -62,21 +64,29 @@ class Bins(NamedTuple):
     low: torch.Tensor
     high: torch.Tensor
 
-    def select(self, rows, device=None):
+    def select(self, rows):
         """The bins of some rows (a forest bins once and grows each tree on some rows)."""
-        return Bins(self.codes[rows].to(device), self.low.to(device), self.high.to(device))
+        return Bins(self.codes[rows], self.low, self.high)
+
+    def to(self, device):
+        return Bins(*(values.to(device) for values in self))
 
 
 def bin_columns(X, max_bins):
     """Bin every column of ``X`` (:func:`bin_feature`); bins padded to the largest count."""
-    binned = [bin_feature(X[:, j], max_bins) for j in range(X.shape[1])]
-    B = max(len(low) for _, low, _ in binned)
-
+    code_type = torch.uint8 if max_bins <= 256 else torch.int32  # one byte per value by default
+    codes, lows, highs = [], [], []
+    for column in X.T:
+        c, low, high = bin_feature(column, max_bins)
+        codes.append(c.to(code_type))
+        lows.append(low)
+        highs.append(high)
+    B = max(len(low) for low in lows)
     low = torch.stack([torch.nn.functional.pad(lo, (0, B - len(lo)), value=float("inf"))
-                       for _, lo, _ in binned])  # fmt: skip
+                       for lo in lows])  # fmt: skip
     high = torch.stack([torch.nn.functional.pad(hi, (0, B - len(hi)), value=float("-inf"))
-                        for _, _, hi in binned])  # fmt: skip
-    return Bins(torch.stack([codes for codes, _, _ in binned], dim=1), low, high)
+                        for hi in highs])  # fmt: skip
+    return Bins(torch.stack(codes, dim=1), low, high)
 
 
 class HistogramSearch:
@@ -93,10 +103,9 @@ class HistogramSearch:
         self.low, self.high = bins.low, bins.high
         self.stats, self.classify = stats, criterion not in REGRESSION_CRITERIA
         self.n_classes = stats.shape[0] if self.classify else 1
-        # each (sample, feature)'s cell inside its node's histogram, computed once
+        self.codes, self.feature_offset = bins.codes, torch.arange(p, device=X.device) * B
         self.index_type = torch.int32 if MAX_CELLS * self.n_classes < 2**31 else torch.int64
-        offset = torch.arange(p, device=X.device) * B + bins.codes  # (n, p)
-        self.offset, self.cells_per_node = offset.to(self.index_type), p * B * self.n_classes
+        self.cells_per_node = p * B * self.n_classes
         if self.classify:
             self.weight = stats.sum(0)  # one class per sample: its weight sits in its class
             self.unit_weights = bool((self.weight == 1).all())
@@ -124,24 +133,36 @@ class HistogramSearch:
         ``(n_stats, count, p, B)`` (integer counts if every weight is one) and,
         if asked, the number of samples in each cell, ``(count, p, B)``.
         """
-        p, B, K = self.offset.shape[1], self.n_bins, self.n_classes
-
-        def of_rows(values):
-            return values if rows is None else values.index_select(0, rows)
-
+        p, B, K = self.codes.shape[1], self.n_bins, self.n_classes
         size = count * p * B  # cells of one class (or one statistic)
-        base = local * (p * B)
-        if self.classify:  # class k's histograms come after those of classes 0..k-1
-            base = base + of_rows(self.label) * size
-        cell = (base.to(self.index_type)[:, None] + of_rows(self.offset)).reshape(-1)
-        counts = None
-        if with_counts:
-            counts = torch.bincount(cell, None, size * K).view(K, count, p, B).sum(0)
-        if self.classify:
-            weights = None if self.unit_weights else of_rows(self.weight).repeat_interleave(p)
-            return torch.bincount(cell, weights, size * K).view(K, count, p, B), counts
-        stats = [torch.bincount(cell, of_rows(s).repeat_interleave(p), size) for s in self.stats]
-        return torch.stack(stats).view(-1, count, p, B), counts
+        n_stats = 1 if self.classify else len(self.stats)
+        integer = self.classify and self.unit_weights  # plain counts
+        device, step = self.codes.device, max(1, CHUNK // p)
+        dtype = torch.int64 if integer else torch.float64
+        hist = torch.zeros(n_stats, size * K, dtype=dtype, device=device)
+        counts = torch.zeros(size * K, dtype=torch.int64, device=device) if with_counts else None
+        n_rows = len(self.codes) if rows is None else len(rows)
+        for lo in range(0, n_rows, step):  # a chunk of samples at a time: bounded memory
+            part = slice(lo, lo + step)
+            everyone = torch.arange(lo, min(lo + step, n_rows), device=device)
+            chunk = everyone if rows is None else rows[part]
+            base = local[part] * (p * B)
+            if self.classify:  # class k's histograms come after those of classes 0..k-1
+                base = base + self.label.index_select(0, chunk) * size
+            cell = (base[:, None] + self.feature_offset).to(self.index_type)
+            cell = (cell + self.codes.index_select(0, chunk)).reshape(-1)
+            if with_counts:
+                counts += torch.bincount(cell, None, size * K)
+            if integer:
+                hist[0] += torch.bincount(cell, None, size * K)
+            for k, s in enumerate(
+                [] if integer else [self.weight] if self.classify else self.stats
+            ):
+                weights = s.index_select(0, chunk).repeat_interleave(p)
+                hist[k] += torch.bincount(cell, weights, size * K)
+        if counts is not None:
+            counts = counts.view(K, count, p, B).sum(0)
+        return hist.view(-1, count, p, B), counts
 
     def best_splits(self, total, keys, rules, criterion):
         """Each open node's best split: ``(group, feature, threshold, left statistics)``."""

@@ -3,10 +3,11 @@
 Introduced in Chapter 7 (``notebooks/07_fast_trees``). The recursive builder of
 Chapter 2 pays Python's overhead once per node; this one pays it once per
 *level*. Each feature is sorted once, at the root. At every level the samples
-are kept grouped by node and sorted by value inside each node, so one cumulative
-sum per feature, minus its value at the start of each node's segment, gives
-the left child of every candidate split of every node. A segmented arg-max
-picks each node's winner. It grows exactly the tree the recursive builder grows.
+of the open nodes are kept grouped by node and sorted by value inside each
+node, so one cumulative sum per feature, minus the totals of the nodes before,
+gives the left child of every candidate split of every node. A segmented
+arg-max picks each node's winner, and a stable merge (no sort) regroups the
+samples by child. It grows exactly the tree the recursive builder grows.
 """
 
 import torch
@@ -16,6 +17,8 @@ from .criteria import CRITERIA, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
 from .split import FEATURE_THRESHOLD, split_scores
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
+
+BLOCK = 2**17  # elements per block of feature rows scored together: bounds temporary memory
 
 
 def take(values, index):
@@ -59,9 +62,11 @@ def regroup_positions(code, base, n_kept):
     is its rank among the elements of its side, counted along the row.
     Dropped elements go to position ``n_kept``.
     """
-    on_right, on_left = code == 1, code == 0
-    rank = torch.where(on_right, on_right.cumsum(-1), on_left.cumsum(-1)) - 1
-    return torch.where(code < 2, base + rank, n_kept)
+    on_right = code == 1
+    rank = (code == 0).cumsum(-1)  # rank + 1 on the left side (in place from here: memory)
+    rank += on_right * (on_right.cumsum(-1) - rank)  # ... and on the right side
+    rank += base - 1
+    return rank.masked_fill_(code == 2, n_kept)
 
 
 def apply_positions(values, positions, n_kept):
@@ -94,45 +99,63 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion):
     and sorted inside each node; ``sorted_stats`` holds their statistics in the
     same layout and ``total`` each node's sums. The segments lie at the same
     positions in every row, so whatever depends only on the node is a vector
-    over positions, shared by the ``p`` rows.
+    over positions, shared by the ``p`` rows. Features are scored a block of
+    rows at a time (``BLOCK`` elements), which bounds the temporary arrays.
     """
     p, n_active = xs.shape
     m, device = len(sizes), xs.device
     positions = torch.arange(n_active, device=device)
     node = torch.repeat_interleave(torch.arange(m, device=device), sizes, output_size=n_active)
-    start = segment_starts(sizes)
-    # segmented cumulative sum: the running sum minus the totals of the earlier nodes
-    earlier = torch.cumsum(total, 1) - total  # (n_stats, m)
-    left = sorted_stats.cumsum(-1) - earlier[:, None, node]  # (n_stats, p, n_active)
-    right = total[:, None, node] - left
-    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-    scores = split_scores(left, right, w_left, w_right, criterion)
-
-    n_left = positions - start[node] + 1
+    n_left = positions - segment_starts(sizes)[node] + 1
     n_right = sizes[node] - n_left
-    allowed = torch.zeros_like(xs, dtype=torch.bool)
-    allowed[:, :-1] = xs[:, 1:] > xs[:, :-1] + FEATURE_THRESHOLD  # float32, as sklearn
-    allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
-    if rules.min_weight_leaf > 0:
-        allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
-    scores = torch.where(allowed, scores, float("-inf"))
+    shared = dict(
+        node=node,
+        earlier=(torch.cumsum(total, 1) - total)[:, None, node],  # totals of the earlier nodes
+        total=total[:, None, node],
+        big_enough=(n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf),
+    )
+    scores = torch.empty(p, n_active, dtype=total.dtype, device=device)
+    per_feature = torch.full((p, m), float("-inf"), dtype=total.dtype, device=device)
+    rows = max(1, BLOCK // max(n_active, 1))
+    for r in range(0, p, rows):
+        block = slice(r, r + rows)
+        scores[block] = block_scores(xs[block], sorted_stats[:, block], shared, rules, criterion)
+        per_feature[block].scatter_reduce_(
+            1, node.expand(len(scores[block]), -1), scores[block], "amax"
+        )
     # each node's best feature: the best score per (feature, node), ties to the lowest rank
-    per_feature = torch.full((p, m), float("-inf"), dtype=scores.dtype, device=device)
-    per_feature.scatter_reduce_(1, node.expand(p, -1), scores, "amax")
     per_feature = torch.where(ranks.T < p, per_feature, float("-inf"))  # not searched
     best = per_feature.max(0).values
     tie = torch.where(per_feature == best, ranks.T, p).min(0).values
     searched = torch.nonzero(best > float("-inf")).squeeze(1)
     feature = (ranks == tie[:, None]).int().argmax(1)  # the feature with that rank
     # inside the best feature's row, the first position with the best score
-    row = feature[node]
-    key = torch.where(scores[row, positions] == best[node], positions, n_active)
+    key = torch.where(scores[feature[node], positions] == best[node], positions, n_active)
     first = torch.full((m,), n_active, device=device).scatter_reduce_(0, node, key, "amin")
     f, i = feature[searched], first[searched]
     a, b = xs[f, i].double(), xs[f, i + 1].double()
     t = a / 2 + b / 2
     threshold = torch.where((t == b) | t.isinf(), a, t)  # scikit-learn's midpoint rule
-    return searched, f, threshold, left[:, f, i]
+    # the winners' left children: a cumulative sum along each node's chosen row
+    chosen = sorted_stats[:, feature[node], positions].cumsum(-1)  # (n_stats, n_active)
+    start = segment_starts(sizes)[searched]
+    before = torch.where(start > 0, chosen[:, (start - 1).clamp(min=0)], 0.0)
+    return searched, f, threshold, chosen[:, i] - before
+
+
+def block_scores(xs, sorted_stats, shared, rules, criterion):
+    """The scores of a block of feature rows (``-inf``: not a candidate)."""
+    # segmented cumulative sum: the running sum minus the totals of the earlier nodes
+    left = sorted_stats.cumsum(-1) - shared["earlier"]  # (n_stats, rows, n_active)
+    right = shared["total"] - left
+    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
+    scores = split_scores(left, right, w_left, w_right, criterion)
+    allowed = torch.zeros_like(xs, dtype=torch.bool)
+    allowed[:, :-1] = xs[:, 1:] > xs[:, :-1] + FEATURE_THRESHOLD  # float32, as sklearn
+    allowed &= shared["big_enough"]
+    if rules.min_weight_leaf > 0:
+        allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
+    return torch.where(allowed, scores, float("-inf"))
 
 
 def node_is_open(sizes, weight, impurity, depth, rules):
@@ -190,14 +213,14 @@ class ExactSearch:
             )
         # each node searches at most max_features features: gather only those rows
         ranks = search_ranks(keys, p, rules.max_features, self.constant_features())
-        k = rules.max_features
+        k, device = rules.max_features, self.xs.device
         drawn = torch.argsort(ranks, dim=1)[:, :k]  # (m, k): the searched features, in order
         slot_rank = torch.gather(ranks, 1, drawn)  # p: an unused slot
-        node = torch.repeat_interleave(torch.arange(len(self.sizes)), self.sizes)
+        node = torch.repeat_interleave(torch.arange(len(self.sizes), device=device), self.sizes)
         rows = drawn[node].T  # (k, n_active): the feature behind each slot, per position
         xs = torch.gather(self.xs, 0, rows)
         stats = torch.stack([torch.gather(s, 0, rows) for s in self.sorted_stats])
-        slot_ranks = torch.where(slot_rank < p, torch.arange(k), k)  # slots keep the order
+        slot_ranks = torch.where(slot_rank < p, torch.arange(k, device=device), k)  # in order
         groups, slot, threshold, left = level_candidates(
             xs, stats, self.sizes, total, slot_ranks, rules, criterion
         )

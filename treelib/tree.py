@@ -89,8 +89,11 @@ class BaseDecisionTree(BaseEstimator):
         keep = w > 0  # zero-weight samples take no part, as in scikit-learn
         seed = check_random_state(self.random_state).randint(2**31)
         device = self._device()
-        X, stats = X[keep].to(device), stats[:, keep].to(device)
-        bins = None if bins is None else bins.select(keep, device)
+        if not bool(keep.all()):  # (no copies when every sample counts)
+            X, stats = X[keep], stats[:, keep]
+            bins = None if bins is None else bins.select(keep)
+        X, stats = X.to(device), stats.to(device)
+        bins = None if bins is None else bins.to(device)
         self.tree_ = self._grow(X, stats, criterion, rules, seed, bins)
         self.max_features_ = rules.max_features
         self.n_outputs_ = 1
