@@ -104,6 +104,7 @@ class HistogramSearch:
         self.stats, self.classify = stats, criterion not in REGRESSION_CRITERIA
         self.n_classes = stats.shape[0] if self.classify else 1
         self.codes, self.feature_offset = bins.codes, torch.arange(p, device=X.device) * B
+        self.feature_offset = self.feature_offset.to(torch.int32)
         self.index_type = torch.int32 if MAX_CELLS * self.n_classes < 2**31 else torch.int64
         self.cells_per_node = p * B * self.n_classes
         if self.classify:
@@ -135,31 +136,30 @@ class HistogramSearch:
         """
         p, B, K = self.codes.shape[1], self.n_bins, self.n_classes
         size = count * p * B  # cells of one class (or one statistic)
-        n_stats = 1 if self.classify else len(self.stats)
         integer = self.classify and self.unit_weights  # plain counts
-        device, step = self.codes.device, max(1, CHUNK // p)
-        dtype = torch.int64 if integer else torch.float64
-        hist = torch.zeros(n_stats, size * K, dtype=dtype, device=device)
-        counts = torch.zeros(size * K, dtype=torch.int64, device=device) if with_counts else None
+        step = max(1, CHUNK // p)
+        hist, counts = None, None
         n_rows = len(self.codes) if rows is None else len(rows)
-        for lo in range(0, n_rows, step):  # a chunk of samples at a time: bounded memory
+        for lo in range(0, max(n_rows, 1), step):  # a chunk of samples at a time: bounded memory
             part = slice(lo, lo + step)
-            everyone = torch.arange(lo, min(lo + step, n_rows), device=device)
+            everyone = torch.arange(lo, min(lo + step, n_rows), device=self.codes.device)
             chunk = everyone if rows is None else rows[part]
             base = local[part] * (p * B)
             if self.classify:  # class k's histograms come after those of classes 0..k-1
-                base = base + self.label.index_select(0, chunk) * size
-            cell = (base[:, None] + self.feature_offset).to(self.index_type)
-            cell = (cell + self.codes.index_select(0, chunk)).reshape(-1)
-            if with_counts:
-                counts += torch.bincount(cell, None, size * K)
+                base += self.label.index_select(0, chunk) * size
+            cell = base.to(self.index_type)[:, None] + self.feature_offset
+            cell += self.codes.index_select(0, chunk)
+            cell = cell.view(-1)
             if integer:
-                hist[0] += torch.bincount(cell, None, size * K)
-            for k, s in enumerate(
-                [] if integer else [self.weight] if self.classify else self.stats
-            ):
-                weights = s.index_select(0, chunk).repeat_interleave(p)
-                hist[k] += torch.bincount(cell, weights, size * K)
+                part_hist = torch.bincount(cell, None, size * K)[None]
+            else:
+                sources = [self.weight] if self.classify else self.stats
+                weights = [s.index_select(0, chunk).repeat_interleave(p) for s in sources]
+                part_hist = torch.stack([torch.bincount(cell, w, size * K) for w in weights])
+            hist = part_hist if hist is None else hist.add_(part_hist)
+            if with_counts:
+                part_counts = torch.bincount(cell, None, size * K)
+                counts = part_counts if counts is None else counts.add_(part_counts)
         if counts is not None:
             counts = counts.view(K, count, p, B).sum(0)
         return hist.view(-1, count, p, B), counts
@@ -201,8 +201,17 @@ class HistogramSearch:
             counts = None if counts is None else counts.view(count * p, B).index_select(0, searched)
         cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (row, bin) order
         row = cell // B
-        j = torch.nonzero(row[1:] == row[:-1]).squeeze(1)
-        cell, row, nxt = cell[j], row[j], cell[j + 1] % B  # a candidate after each non-empty bin
+        same_row = row[1:] == row[:-1]
+        # left children: a cumulative sum along the list, restarted at each row
+        cum = hist.view(hist.shape[0], -1).index_select(1, cell).cumsum(1)
+        starts_here = torch.arange(1, max(len(cell), 1), device=cell.device)  # element k + 1
+        row_start = torch.cummax(torch.where(same_row, 0, starts_here), 0).values
+        j = torch.nonzero(same_row).squeeze(1)
+        before = cum.index_select(1, (row_start.index_select(0, j) - 1).clamp(min=0))
+        left = cum.index_select(1, j) - torch.where(row_start.index_select(0, j) > 0, before, 0)
+        left = left.to(total.dtype)
+        nxt = cell.index_select(0, j + 1) % B  # a candidate after each non-empty bin
+        cell, row = cell.index_select(0, j), row.index_select(0, j)
         row_of_node = row if searched is None else searched[row]  # node * p + feature
         g, f, b = row_of_node // p, row_of_node % p, cell % B
         rank = torch.take(ranks, row_of_node)
@@ -212,7 +221,6 @@ class HistogramSearch:
             n_left = torch.take(counts.cumsum(-1), cell)
             n_right = sizes[first + g] - n_left
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
-        left = hist.cumsum(-1).view(hist.shape[0], -1).index_select(1, cell).to(total.dtype)
         right = total[:, first + g] - left
         w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
         allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)

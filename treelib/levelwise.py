@@ -240,9 +240,10 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
     keys, levels = root_key(seed, device), []
     while True:
         m, samples = len(keys), torch.nonzero(node_of >= 0).squeeze(1)
+        node = node_of.index_select(0, samples)
         total = torch.zeros(stats.shape[0], m, dtype=stats.dtype, device=device)
-        total.index_add_(1, node_of[samples], stats[:, samples])
-        sizes = torch.bincount(node_of[samples], minlength=m)
+        total.index_add_(1, node, stats.index_select(1, samples))
+        sizes = torch.bincount(node, minlength=m)
         weight, impurity = node_weight(total, criterion), impurity_of(total)
         level = new_level(total, sizes, weight, impurity, criterion)
         levels.append(level)
@@ -267,7 +268,7 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
         nodes, sort = torch.sort(nodes)
         level["feature"][nodes], level["threshold"][nodes] = f[sort], threshold[sort]
         level["child"][nodes] = 2 * torch.arange(len(nodes), device=device)
-        node_of = next_level_nodes(X, node_of, level)
+        node_of = next_level_nodes(X, samples, node, level)
         sides = torch.arange(2 * len(nodes), device=device) % 2
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
     return assemble_preorder(levels, device)
@@ -284,16 +285,16 @@ def new_level(total, sizes, weight, impurity, criterion):
     )  # fmt: skip
 
 
-def next_level_nodes(X, node_of, level):
-    """Send each sample of a split node to its child; samples in leaves get -1."""
-    samples = torch.nonzero(node_of >= 0).squeeze(1)
-    node = node_of[samples]
+def next_level_nodes(X, samples, node, level):
+    """Send each sample of a split node to its child; samples in leaves get -1.
+
+    ``samples`` are the samples still in the tree and ``node`` their node.
+    """
     child = take(level["child"], node)
     x = torch.take(X, samples * X.shape[1] + take(level["feature"], node).clamp(min=0)).double()
     goes_right = (~(x <= take(level["threshold"], node))).long()
-    new = torch.full_like(node_of, -1)
-    new[samples] = torch.where(child >= 0, child + goes_right, -1)
-    return new
+    new = torch.full((X.shape[0],), -1, device=X.device)
+    return new.index_copy_(0, samples, torch.where(child >= 0, child + goes_right, -1))
 
 
 def assemble_preorder(levels, device=None):
