@@ -780,9 +780,9 @@ FIXED_ROUNDS = [
     ([0.05, 0.15, 0.2, 0.2, 0.1, 0.3], [1, 1, 0, 0, 0, 0], 4),
 ]
 ROUND_HINTS = {
-    "half": "0.5 * ln((1 - err) / err) is Freund & Schapire's binary AdaBoost: for K = 2 it "
-    "gives the same predictions, but not the book's SAMME weights "
-    "alpha = ln((1 - err) / err) + ln(K - 1).",
+    "half": "0.5 * ln((1 - err) / err) is the confidence-rated vote of Schapire & Singer (1999) "
+    "(Freund & Schapire's own vote is ln((1 - err) / err)): for K = 2 it gives the same "
+    "predictions, but not the book's SAMME weights alpha = ln((1 - err) / err) + ln(K - 1).",
     "K-1": "Forgot the + log(K - 1) term of SAMME: it is 0 for K = 2 but not for K > 2.",
     "fraction": "err is the weighted error sum(w[incorrect]), not the fraction of mistakes.",
     "alpha": "Check alpha: err = sum(w[incorrect]), alpha = log((1 - err) / err) + log(K - 1).",

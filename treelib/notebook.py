@@ -23,12 +23,20 @@ def glue(name, value, display_value=True):
     myst_glue(name, value, display=display_value)
 
 
-def show_source(obj):
+def show_source(obj, lines=None):
     """Display the source code of a treelib function or class, highlighted.
 
     Introduced in Chapter 1: the book shows the library's code instead of copying it.
+    The code is displayed here (and ``None`` returned), so a cell may call it more
+    than once and every listing shows. ``lines=(first, last)`` shows only those
+    lines of the listing (1-based, inclusive), to put the few lines that matter
+    next to the math; the full listing can sit in a collapsed cell.
     """
-    return Code(inspect.getsource(obj), language="python")
+    source = inspect.getsource(obj)
+    if lines is not None:
+        first, last = lines
+        source = "".join(source.splitlines(keepends=True)[first - 1 : last])
+    display(Code(source, language="python"))
 
 
 def reproducibility(seed=0):

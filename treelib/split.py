@@ -5,7 +5,8 @@ Introduced in Chapter 1 (``notebooks/01_decision_stump``).
 For every feature we sort the node's samples once; a cumulative sum of the
 per-sample statistics then gives the statistics of the left child for *every*
 candidate threshold at once, and the right child is the total minus the left.
-The rules follow scikit-learn exactly (see ``../shared/GUIDE.md``):
+The rules are scikit-learn's (its Cython splitter and criterion modules; Chapter 1
+states them and ``tests/test_split.py`` checks them by hand):
 
 - a candidate sits between consecutive sorted values that differ by more than
   ``FEATURE_THRESHOLD`` (compared in float32, as scikit-learn does);
@@ -14,7 +15,9 @@ The rules follow scikit-learn exactly (see ``../shared/GUIDE.md``):
 - a candidate whose children have fewer than ``min_samples_leaf`` samples or
   less than ``min_weight_leaf`` weight is rejected;
 - the winner is the first best candidate, scanning features in the given order
-  and thresholds from small to large.
+  and thresholds from small to large. (scikit-learn visits the features in a
+  random order, so between *features* its tie-break depends on the seed; only the
+  smallest-threshold rule within a feature is the same.)
 """
 
 from typing import NamedTuple

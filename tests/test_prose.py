@@ -1,0 +1,300 @@
+"""The text is tested too: conventions that keep the prose as right as the code.
+
+Each convention is documented in README.md ("Adding a chapter") and checked here on
+every chapter notebook. Each checker is a plain function that returns the problems
+it finds, and is itself tested on a small made-up case, so these tests can fail.
+
+- ``measured`` cells: a markdown cell that reports results of a run carries the
+  tag ``measured``; in it every number comes from ``{glue:text}`` (digits may only
+  sit in math, code, roles, links and references such as "Figure 5.2").
+- ``show_source``: a cell shows every listing it asks for (one output per call).
+- builders: a chapter declares in its metadata which tree builder its text
+  explains; if it fits with another one, it must say so by linking the note
+  ``which-builder``.
+- section numbers: ``## N.M Title`` in chapter N, numbered from 1.
+- ``treelib`` never points at a path outside the repository.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+# --- helpers --------------------------------------------------------------------
+
+
+def load(path):
+    return json.loads(Path(path).read_text())
+
+
+def source(cell):
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
+# --- measured numbers are glued -----------------------------------------------------
+
+# What may hold digits in a measured cell, removed before looking for numbers.
+ALLOWED = [
+    r"\$\$.*?\$\$",  # display math
+    r"\$[^$\n]+\$",  # inline math
+    r"```.*?```",  # fenced blocks (directives and code)
+    r"`[^`\n]*`",  # code spans and the argument of a role
+    r"\{[\w:-]+\}",  # the role name before it, e.g. {glue:text}
+    r"\]\([^)]*\)",  # link targets
+    r"^\s*\(\w[\w-]*\)=\s*$",  # labels
+    r"^#+ [\d.]*",  # a heading's section number
+    r"<[^>]+>",  # HTML tags and attributes
+    r"\b(?:Chapters?|Figures?|Sections?|Exercises?|Tables?|Equations?|cells?|Appendix)"
+    r"\s+\d+(?:\.\d+)*(?:\s*(?:-|–|and|to|,)\s*\d+(?:\.\d+)*)*",
+]
+MARKED_AS_MEASURED = re.compile(r"when we ran|we measured|on this machine", re.I)
+
+
+def unglued_numbers(text):
+    """The literal numbers left in a measured markdown cell once allowed places are removed."""
+    for pattern in ALLOWED:
+        text = re.sub(pattern, " ", text, flags=re.S | re.M)
+    return re.findall(r"\d[\d,.]*", text)
+
+
+def measured_problems(nb):
+    problems = []
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = source(cell)
+        if "measured" in tags(cell):
+            numbers = unglued_numbers(text)
+            if numbers:
+                problems.append(f"cell {index}: measured cell with literal numbers {numbers}")
+        elif MARKED_AS_MEASURED.search(text):
+            problems.append(f"cell {index}: reports a run but is not tagged 'measured'")
+    return problems
+
+
+def test_unglued_numbers_finds_literals_and_spares_glue_math_and_references():
+    text = (
+        "## 5.4 Averaging\nThe forest scores {glue:text}`acc:.1%` with $B = 100$ trees "
+        "(`max_depth=3`), see Figure 5.2 and Chapter 3 {cite:p}`breiman2001`; "
+        "it took 13 s and 91.2% of the rows."
+    )
+    assert unglued_numbers(text) == ["13", "91.2"]
+    assert unglued_numbers("Sections 5.3 and 5.4, cells 25-31, [a](notebooks/05_x.ipynb)") == []
+
+
+def test_measured_problems_flags_untagged_reports():
+    measured = {"tags": ["measured"]}
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "When we ran it, 3 s."},
+            {"cell_type": "markdown", "metadata": measured, "source": "It took 3 s."},
+            {"cell_type": "markdown", "metadata": measured, "source": "Took {glue:text}`t`."},
+        ]
+    }
+    assert len(measured_problems(nb)) == 2
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_measured_cells_glue_every_number(path):
+    assert measured_problems(load(path)) == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_reports_some_measured_results(path):
+    nb = load(path)
+    assert any("measured" in tags(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+# --- every show_source listing is shown -----------------------------------------------
+
+
+def show_source_problems(nb):
+    problems = []
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        calls = len(re.findall(r"\bshow_source\(", source(cell)))
+        shown = [o for o in cell.get("outputs", []) if o.get("output_type") == "display_data"]
+        if calls > len(shown):
+            problems.append(f"cell {index}: {calls} show_source calls, {len(shown)} listings shown")
+    return problems
+
+
+def test_show_source_problems_counts_listings():
+    cell = {"cell_type": "code", "metadata": {}, "source": "show_source(a)\nshow_source(b)"}
+    one = {"output_type": "display_data", "data": {"text/plain": ["<Code>"]}}
+    assert show_source_problems({"cells": [{**cell, "outputs": [one]}]})
+    assert not show_source_problems({"cells": [{**cell, "outputs": [one, one]}]})
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_every_show_source_call_is_displayed(path):
+    assert show_source_problems(load(path)) == []
+
+
+def test_show_source_displays_each_listing_and_a_slice(monkeypatch):
+    import treelib.notebook as notebook
+
+    shown = []
+    monkeypatch.setattr(notebook, "display", shown.append)
+    assert notebook.show_source(notebook.glue) is None
+    notebook.show_source(notebook.glue, lines=(1, 1))
+    assert len(shown) == 2
+    assert shown[1].data.strip() == "def glue(name, value, display_value=True):"
+
+
+# --- the builder a chapter explains is the one it runs, or it says so -----------------
+
+ESTIMATORS = (
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "AdaBoostClassifier",
+)
+DEFAULT_BUILDER = "levelwise"
+
+
+def builders_used(code):
+    """The tree_method of every treelib estimator built in ``code`` (default if not given)."""
+    imported = set()
+    for names in re.findall(r"^from treelib import \(?([^)\n]*)", code, re.M):
+        imported |= {n.strip().split(" as ")[-1] for n in names.split(",")}
+    names = "|".join(ESTIMATORS)
+    pattern = rf"(?<![\w.])(treelib\.)?({names})\("
+    used = []
+    for match in re.finditer(pattern, code):
+        if not match[1] and match[2] not in imported:
+            continue  # scikit-learn's class of the same name
+        depth, end = 0, match.end() - 1
+        for end in range(match.end() - 1, len(code)):  # the call's closing parenthesis
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            if depth == 0:
+                break
+        given = re.search(r"tree_method\s*=\s*[\"'](\w+)[\"']", code[match.end() : end])
+        used.append(given[1] if given else DEFAULT_BUILDER)
+    return used
+
+
+def builder_problems(nb):
+    declared = nb["metadata"].get("treelib", {}).get("builder")
+    if declared is None:
+        return ["the notebook metadata does not declare treelib.builder"]
+    if declared in ("none", "all"):
+        return []
+    code = "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "code")
+    others = sorted(set(builders_used(code)) - {declared})
+    says_so = any(
+        re.search(r"\{ref\}`[^`]*which-builder>?`", source(c))
+        for c in nb["cells"]
+        if c["cell_type"] == "markdown"
+    )
+    if others and not says_so:
+        return [f"explains {declared!r} but fits with {others} without linking which-builder"]
+    return []
+
+
+def test_builders_used_reads_defaults_explicit_methods_and_imports():
+    code = (
+        "from treelib import DecisionTreeClassifier, export_text\n"
+        "a = treelib.RandomForestClassifier(n_estimators=3)\n"
+        "b = DecisionTreeClassifier(max_depth=f(2), tree_method='recursive')\n"
+        "c = sk_tree.DecisionTreeClassifier(max_depth=2)\n"
+    )
+    assert builders_used(code) == ["levelwise", "recursive"]
+    nb = {
+        "metadata": {"treelib": {"builder": "recursive"}},
+        "cells": [{"cell_type": "code", "metadata": {}, "source": code}],
+    }
+    assert builder_problems(nb)
+    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "{ref}`which-builder`"})
+    assert builder_problems(nb) == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_chapter_runs_the_builder_it_explains_or_says_so(path):
+    assert builder_problems(load(path)) == []
+
+
+def test_which_builder_note_exists():
+    labels = [
+        p.stem
+        for p in CHAPTERS
+        for c in load(p)["cells"]
+        if c["cell_type"] == "markdown" and re.search(r"^\(which-builder\)=", source(c), re.M)
+    ]
+    assert len(labels) == 1
+
+
+# --- section numbers ------------------------------------------------------------------
+
+UNNUMBERED = {"Setup", "Exercises", "Summary", "Reproducibility"}
+
+
+def section_problems(nb, chapter):
+    problems, expected = [], 1
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for title in re.findall(r"^## (.+)$", source(cell), re.M):
+            if title.strip() in UNNUMBERED:
+                continue
+            number = re.match(r"(\d+)\.(\d+) ", title)
+            if not number or (int(number[1]), int(number[2])) != (chapter, expected):
+                problems.append(f"'## {title}' should be numbered {chapter}.{expected}")
+            expected += 1
+    return problems
+
+
+def test_section_problems_checks_order():
+    cells = [{"cell_type": "markdown", "source": "## Setup\n## 2.1 A\n## 2.3 B\n## Missing"}]
+    assert len(section_problems({"cells": cells}, 2)) == 2
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_sections_are_numbered(path):
+    assert section_problems(load(path), int(path.name[:2])) == []
+
+
+# --- treelib's references stay inside the repository ----------------------------------
+
+TOP_LEVEL = {p.name for p in ROOT.iterdir()} | {"shared"}
+
+
+def outside_references(text):
+    """Paths named in ``text`` that do not resolve inside the repository."""
+    bad = []
+    for token in re.findall(r"(?<![\w:/.])((?:\.\./)*[A-Za-z_][\w.-]*(?:/[\w.*-]+)+)", text):
+        token = token.rstrip(".")
+        if token.startswith("../"):
+            bad.append(token)
+        elif token.split("/")[0] in TOP_LEVEL:
+            if not any((ROOT / (token + ext)).exists() for ext in ("", ".ipynb")):
+                bad.append(token)
+    return bad
+
+
+def test_outside_references_catches_paths_outside_the_repo():
+    assert outside_references("see ``../shared/GUIDE.md`` and notebooks/99_none") == [
+        "../shared/GUIDE.md",
+        "notebooks/99_none",
+    ]
+    assert outside_references("``tests/test_split.py``, notebooks/01_decision_stump, n_L/n") == []
+
+
+def test_treelib_references_resolve_inside_the_repository():
+    bad = {
+        p.name: outside_references(p.read_text())
+        for p in sorted((ROOT / "treelib").glob("*.py"))
+        if outside_references(p.read_text())
+    }
+    assert bad == {}
