@@ -415,7 +415,7 @@ def fraction_error_round(weights, incorrect, n_classes):
         (lambda w, i, k: adaboost_round(w, i, k, normalise=False), "Forgot to renormalise"),
         (
             lambda w, i, k: adaboost_round(w, i, k, lambda e, k: 0.5 * math.log((1 - e) / e)),
-            "Freund & Schapire",
+            "Schapire & Singer (1999)",
         ),
         (fraction_error_round, "weighted error sum(w[incorrect])"),
         (lambda w, i, k: adaboost_round(w, i, k)[0], "Return a pair"),
