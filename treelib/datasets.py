@@ -238,3 +238,29 @@ def load_heart_disease(*, as_frame=True, return_X_y=False, download=False, data_
         DESCR=DESCR,
         filename=filename,
     )
+
+
+FAST_FIT_FILENAME = "fast_fit.csv"
+
+
+def fast_fit_benchmark_path():
+    """The bundled copy of ``benchmarks/results/fast_fit.csv``, as a path.
+
+    Introduced in Chapter 7 (notebooks/07_fast_trees): the benchmark of the tree
+    builders against scikit-learn, which the chapter plots. The copy ships inside the
+    package so that the chapter finds it when it runs alone (in Colab); a test checks
+    that it equals the benchmark's file byte for byte.
+    """
+    return Path(str(importlib.resources.files("treelib") / "data" / FAST_FIT_FILENAME))
+
+
+def load_fast_fit_benchmark():
+    """Load the tree-builder benchmark of Chapter 7 as a DataFrame (one row per fit).
+
+    Introduced in Chapter 7 (notebooks/07_fast_trees). Columns as written by
+    ``benchmarks/bench_fast.py``: ``run, model, method, n, p, fit_s, predict_s,
+    ratio_to_sklearn, test_acc, peak_mb, load, nodes, repeats, threads, status``.
+    """
+    import pandas as pd
+
+    return pd.read_csv(fast_fit_benchmark_path())
