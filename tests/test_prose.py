@@ -45,7 +45,7 @@ def tags(cell):
 # What may hold digits in a measured cell, removed before looking for numbers.
 ALLOWED = [
     r"\$\$.*?\$\$",  # display math
-    r"\$[^$\n]+\$",  # inline math
+    r"\$[^$]+\$",  # inline math (may wrap lines)
     r"```.*?```",  # fenced blocks (directives and code)
     r"`[^`\n]*`",  # code spans and the argument of a role
     r"\{[\w:-]+\}",  # the role name before it, e.g. {glue:text}
@@ -298,3 +298,69 @@ def test_treelib_references_resolve_inside_the_repository():
         if outside_references(p.read_text())
     }
     assert bad == {}
+
+
+# --- every figure is a real figure: alt text, caption, name -----------------------------
+
+
+def figure_problems(nb, chapter):
+    """Figures without alt text, caption or name; hand-numbered captions and references."""
+    problems, names = [], set()
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "markdown":
+            text = source(cell)
+            if re.search(r"^\*Figure \d+\.\d+[:.]", text, re.M):
+                problems.append(f"cell {index}: a hand-written caption (use mystnb.figure)")
+            if re.search(r"(?<![`{])\bFig(?:ure|\.)s? \d+\.\d+", text):
+                problems.append(f"cell {index}: a hand-typed figure number (use {{numref}})")
+            continue
+        images = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+        if not images:
+            continue
+        meta = cell["metadata"].get("mystnb", {})
+        alt = meta.get("image", {}).get("alt", "")
+        figure = meta.get("figure", {})
+        if len(alt.split()) < 8 or re.search(r"\.(png|jpe?g|svg)\b|_images/", alt):
+            problems.append(f"cell {index}: alt text missing, too short or a file name")
+        if len(figure.get("caption", "").split()) < 5:
+            problems.append(f"cell {index}: no caption in mystnb.figure.caption")
+        name = figure.get("name", "")
+        if not re.fullmatch(rf"fig-{chapter}-[a-z0-9-]+", name) or name in names:
+            problems.append(f"cell {index}: figure name {name!r} is not a unique fig-{chapter}-...")
+        names.add(name)
+        if unglued_numbers(figure.get("caption", "")):
+            problems.append(f"cell {index}: caption numbers {unglued_numbers(figure['caption'])}")
+        if len(images) > 1:
+            problems.append(f"cell {index}: {len(images)} images in one figure cell")
+    return problems
+
+
+def test_figure_problems_flags_bare_figures_and_hand_numbers():
+    png = {"output_type": "display_data", "data": {"image/png": "iVBOR"}}
+    bare = {"cell_type": "code", "metadata": {}, "source": "plt.plot()", "outputs": [png]}
+    good = {
+        **bare,
+        "metadata": {
+            "mystnb": {
+                "image": {"alt": "A curve of Gini impurity against p, zero at both ends."},
+                "figure": {
+                    "caption": "Gini impurity of a node, $p$ from $0$ to $1$.",
+                    "name": "fig-1-gini",
+                },
+            }
+        },
+    }
+    prose = {
+        "cell_type": "markdown",
+        "metadata": {},
+        "source": "*Figure 1.2: Gini.* See Figure 1.2.",
+    }
+    assert len(figure_problems({"cells": [bare]}, 1)) == 3  # alt, caption, name
+    assert figure_problems({"cells": [good]}, 1) == []
+    assert len(figure_problems({"cells": [good, good]}, 1)) == 1  # the name twice
+    assert len(figure_problems({"cells": [prose]}, 1)) == 2
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_every_figure_has_alt_text_caption_and_name(path):
+    assert figure_problems(load(path), int(path.name[:2])) == []
