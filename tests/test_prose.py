@@ -364,3 +364,39 @@ def test_figure_problems_flags_bare_figures_and_hand_numbers():
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_every_figure_has_alt_text_caption_and_name(path):
     assert figure_problems(load(path), int(path.name[:2])) == []
+
+
+# --- every results table has a caption ---------------------------------------------------
+
+
+def table_problems(nb):
+    problems = []
+    for index, cell in enumerate(nb["cells"]):
+        for output in cell.get("outputs", []):
+            page = output.get("data", {}).get("text/html", "")
+            page = "".join(page) if isinstance(page, list) else page
+            if "<table" in page and page.count("<caption") < page.count("<table"):
+                problems.append(f"cell {index}: a table without a caption")
+    return problems
+
+
+def test_table_shows_a_caption_in_html_and_the_frame_in_text():
+    import pandas as pd
+
+    from treelib.notebook import table
+
+    frame = pd.DataFrame({"accuracy": [0.9, 0.95]}, index=["tree", "forest"])
+    shown = table(frame, "Test accuracy <by model>")
+    page = shown._repr_html_()
+    assert "<caption>Test accuracy &lt;by model&gt;</caption>" in page
+    assert page.index("<table") < page.index("<caption>") < page.index("<thead>")
+    assert repr(shown) == "Test accuracy <by model>\n" + repr(frame)
+    cell = {"cell_type": "code", "outputs": [{"data": {"text/html": frame.to_html()}}]}
+    assert table_problems({"cells": [cell]})
+    cell["outputs"][0]["data"]["text/html"] = page
+    assert table_problems({"cells": [cell]}) == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_every_table_has_a_caption(path):
+    assert table_problems(load(path)) == []

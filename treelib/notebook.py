@@ -3,6 +3,7 @@
 Introduced in Chapter 1 (``notebooks/01_decision_stump``) and used by every chapter.
 """
 
+import html
 import inspect
 
 from IPython.display import Code, display
@@ -39,22 +40,47 @@ def show_source(obj, lines=None):
     display(Code(source, language="python"))
 
 
+class Table:
+    """A results table with a caption: what ``table(frame, caption)`` returns.
+
+    Its HTML (the book, Colab, Jupyter) is pandas' table with a ``<caption>`` that
+    screen readers announce with the table; its plain text, which the notebook tests
+    compare, is the caption and pandas' own text of the frame.
+    """
+
+    def __init__(self, frame, caption):
+        self.frame, self.caption = frame, caption
+
+    def _repr_html_(self):
+        table = self.frame.to_html()
+        start = table.index(">") + 1  # after the opening <table ...>
+        caption = f"\n  <caption>{html.escape(self.caption)}</caption>"
+        return table[:start] + caption + table[start:]
+
+    def __repr__(self):
+        return f"{self.caption}\n{self.frame!r}"
+
+
+def table(frame, caption):
+    """Show a pandas DataFrame (or Series) as a table with a caption.
+
+    Introduced in Chapter 2, and used for every results table of the book: a
+    caption says what the table holds, for every reader (WCAG: tables have captions).
+    """
+    if hasattr(frame, "to_frame") and not hasattr(frame, "columns"):
+        frame = frame.to_frame()
+    return Table(frame, caption)
+
+
 def reproducibility(seed=0):
     """Print the versions and the seed behind a chapter's numbers.
 
     Introduced in Chapter 1; the last cell of every chapter calls it (tagged so
     that the notebook tests ignore its output, which changes with versions).
+    The versions are ``treelib.show_versions()``'s, the report CONTRIBUTING.md
+    asks for when a reader reports an error.
     """
-    import platform
+    from ._show_versions import show_versions
 
-    import numpy
-    import sklearn
-    import torch
-
-    import treelib
-
-    print(
-        f"Reproducibility: Python {platform.python_version()}, torch {torch.__version__}, "
-        f"numpy {numpy.__version__}, scikit-learn {sklearn.__version__}, "
-        f"treelib {treelib.__version__}; random seed {seed}; CPU."
-    )
+    print(f"Reproducibility: random seed {seed}.")
+    show_versions()
