@@ -1,14 +1,17 @@
 """Colab-like test: every chapter runs with nothing but the installed package.
 
 Builds a wheel of treelib, installs it into a fresh virtual environment that
-holds only what Colab brings (torch, numpy, pandas, scikit-learn, matplotlib,
-seaborn, tqdm and a Jupyter kernel) and no checkout of this repository, then
-copies each chapter notebook alone into an empty folder and executes it there.
-The student notebooks (notebooks/student/, the chapters without solutions) run
-the same way, from top to bottom, as a learner runs them in Colab. Every check
-cell (tagged ``check``) must report success in a chapter and "not implemented"
-in a student notebook. Run by ``make test-colab``; prints ``N passed, M failed``
-and exits non-zero on any failure.
+holds only what Colab brings, at Colab's own versions (tests/colab_versions.txt:
+torch, numpy, pandas, scikit-learn, scipy, matplotlib, seaborn, tqdm and a
+Jupyter kernel; the wheel goes in with --no-deps, as in Colab the setup cell
+upgrades nothing) and no checkout of this repository, then copies each chapter
+notebook alone into an empty folder and executes it there: the Colab edition
+(notebooks/colab/), which is what the Colab links open. The student notebooks
+(notebooks/colab/student/, the chapters without solutions) run the same
+way, from top to bottom, as a learner runs them in Colab. Every check cell
+(tagged ``check``) must report success in a chapter and "not implemented" in a
+student notebook. Run by ``make test-colab``; prints the versions it ran with
+and ``N passed, M failed``, and exits non-zero on any failure.
 """
 
 import re
@@ -19,7 +22,12 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-STUDENT = ROOT / "notebooks" / "student"
+# What Colab links open: the Colab edition (scripts/make_colab_notebooks.py).
+COLAB = ROOT / "notebooks" / "colab"
+STUDENT = COLAB / "student"
+VERSIONS = ROOT / "tests" / "colab_versions.txt"
+# What the environment must hold (tests/test_colab_versions.py checks that the file lists them):
+# the packages the notebooks import and the kernel that runs them.
 COLAB_PACKAGES = ("torch", "numpy", "pandas", "scikit-learn", "matplotlib", "seaborn", "tqdm")
 KERNEL_PACKAGES = ("ipykernel", "nbclient", "nbformat")
 RUN_NOTEBOOK = """
@@ -33,12 +41,36 @@ for cell in nb.cells:
         text = "".join(output.get("text", "") for output in cell.outputs)
         assert sys.argv[2] in text, f"a check cell printed {text!r}"
 """
+RAN_WITH = """
+import importlib.metadata, platform, sys
+found = [f"{name}=={importlib.metadata.version(name)}" for name in sys.argv[1:]]
+print(f"colab-like: ran with Python {platform.python_version()}", *found, sep=", ")
+"""
 
 
-def pinned(names):
-    """The versions requirements.txt pins, so this run matches the book's toolchain."""
-    pins = dict(re.findall(r"^([\w-]+)==(\S+)", (ROOT / "requirements.txt").read_text(), re.M))
-    return [f"{name}=={pins[name]}" if name in pins else name for name in names]
+def canonical(name):
+    """A package name as pip compares them: lower case, runs of ``-_.`` as one ``-``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def colab_versions(text):
+    """Read colab_versions.txt: ``{name: (installed, colab)}``, in the file's order.
+
+    ``installed`` is the version ``make test-colab`` installs; ``colab`` is Colab's own,
+    the same unless the line says otherwise in a ``# colab: VERSION, reason`` comment.
+    """
+    versions = {}
+    for line in text.splitlines():
+        requirement, _, comment = line.partition("#")
+        if not requirement.strip():
+            continue
+        pin = re.fullmatch(r"\s*([A-Za-z0-9][\w.-]*)==([\w.+!-]+)\s*", requirement)
+        if pin is None:
+            raise ValueError(f"not a `name==version` line: {line!r}")
+        override = re.match(r"\s*colab:\s*([\w.+!-]+)", comment)
+        name, installed = pin.groups()
+        versions[canonical(name)] = (installed, override.group(1) if override else installed)
+    return versions
 
 
 def run(*command, cwd=None):
@@ -53,11 +85,14 @@ def main():
         wheel = next((work / "wheel").glob("*.whl"))
         python = work / "env" / "bin" / "python"
         run(shutil.which("python3") or sys.executable, "-m", "venv", str(work / "env"))
-        run(str(python), "-m", "pip", "install", "-q", *pinned(COLAB_PACKAGES + KERNEL_PACKAGES))
+        versions = colab_versions(VERSIONS.read_text())
+        pins = [f"{name}=={installed}" for name, (installed, _) in versions.items()]
+        run(str(python), "-m", "pip", "install", "-q", *pins)
         run(str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel))
+        run(str(python), "-c", RAN_WITH, *versions)
         run(str(python), "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3")
         passed, failed = [], []
-        runs = [(p, "Well done") for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
+        runs = [(p, "Well done") for p in sorted(COLAB.glob("[0-9][0-9]_*.ipynb"))]
         runs += [(p, "not implemented") for p in sorted(STUDENT.glob("[0-9][0-9]_*.ipynb"))]
         for notebook, check_says in runs:
             name = notebook.relative_to(ROOT / "notebooks").as_posix()
