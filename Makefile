@@ -10,7 +10,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 # Directories to lint: the package, tests and notebooks, plus helper scripts if present.
-LINT_DIRS := $(wildcard treelib tests notebooks benchmarks scripts)
+LINT_DIRS := $(wildcard treelib tests notebooks benchmarks scripts _ext)
 
 # Notebook tests re-run every chapter and compare each cell's text output with
 # the output stored in the notebook (strict nbval, not --nbval-lax).
@@ -22,7 +22,7 @@ NBVAL_FLAGS := --nbval --nbval-current-env \
 
 .DEFAULT_GOAL := help
 .PHONY: help setup book lint browser-deps test-unit test-notebooks test test-colab clean distclean \
-        student-notebooks book-no-solutions
+        student-notebooks colab-notebooks book-no-solutions pdf
 
 help:
 	@echo "make book            build the book into _build/html (uses stored notebook outputs)"
@@ -30,9 +30,11 @@ help:
 	@echo "make lint            ruff check + ruff format --check"
 	@echo "make test-unit       pytest tests"
 	@echo "make test-notebooks  re-run the notebooks and compare outputs (nbval)"
-	@echo "make test-colab      run every chapter alone against the installed wheel only"
+	@echo "make test-colab      run every chapter alone on Colab's package versions + the wheel"
 	@echo "make student-notebooks  regenerate notebooks/student/ (chapters without solutions)"
+	@echo "make colab-notebooks  regenerate notebooks/colab/ (the Colab edition, plain Markdown)"
 	@echo "make book-no-solutions  build the book without solutions into _build/html-no-solutions"
+	@echo "make pdf             the whole book as one PDF: _build/pdf/trees-from-scratch.pdf"
 	@echo "make setup           create .venv and install the pinned toolchain"
 	@echo "make clean           remove build output and caches (keeps .venv)"
 	@echo "make distclean       clean, and remove .venv too"
@@ -58,7 +60,17 @@ setup: $(STAMP)
 book: $(STAMP)
 	rm -rf _build/html
 	$(VENV)/bin/jupyter-book build . --all -W -n --keep-going
+	@if [ -f $(PDF) ]; then cp $(PDF) _build/html/; echo "Copied $(PDF) (from the last make pdf)"; fi
 	@echo "Book: open _build/html/index.html"
+
+# The whole book as one PDF (scripts/make_pdf.py): each page of _toc.yml printed from
+# the built HTML by Debian's Chromium, after a title and contents page. Copied into
+# _build/html/ so that the published site carries it at the address book/index.md
+# links to; `make book` copies the last one back after rebuilding _build/html.
+PDF := _build/pdf/trees-from-scratch.pdf
+pdf: book browser-deps
+	$(PY) scripts/make_pdf.py _build/html -o $(PDF)
+	cp $(PDF) _build/html/
 
 # The book with every solution removed (sphinx-exercise's hide_solutions, plus the
 # gated solutions), for teachers to publish during a course; see book/teaching.md.
@@ -69,6 +81,13 @@ book-no-solutions: $(STAMP)
 # Run after changing a chapter; tests/test_student_notebooks.py checks they match.
 student-notebooks: $(STAMP)
 	$(PY) scripts/make_student_notebooks.py
+
+# notebooks/colab/ and notebooks/colab/student/: the chapters and student notebooks with
+# their MyST markup written out as plain Markdown (glued numbers, exercise headings,
+# solutions in <details>), which is what the Colab buttons open.
+# tests/test_colab_notebooks.py checks they match.
+colab-notebooks: student-notebooks
+	$(PY) scripts/make_colab_notebooks.py
 
 # --- checks ------------------------------------------------------------------------
 
@@ -82,22 +101,25 @@ test-unit: $(STAMP)
 test-notebooks: $(STAMP)
 	$(PY) -m pytest $(NBVAL_FLAGS) notebooks/[0-9]*.ipynb
 
-# tests/test_browser.py drives Debian's Chromium (never a browser downloaded by a
-# test tool). Installed here when missing and we are root with apt (CI, dev boxes).
+# tests/test_browser.py and tests/test_pdf.py drive Debian's Chromium (never a browser
+# downloaded by a test tool); test_pdf.py reads the PDF's text with pdftotext
+# (poppler-utils). Installed here when missing and we are root with apt (CI, dev boxes).
 browser-deps:
-	@test -x /usr/bin/chromium || { \
+	@test -x /usr/bin/chromium -a -x /usr/bin/pdftotext || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium poppler-utils; \
 	  else \
-	    echo "The browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; \
+	    echo "The browser and PDF tests need Debian's chromium and poppler-utils:" \
+	      "sudo apt-get install chromium poppler-utils"; exit 1; \
 	  fi; }
 
 # The book is built before the test suites (the browser test opens it) so that
 # the run ends with pytest's summary lines.
 test: setup lint book browser-deps test-unit test-notebooks
 
-# Every chapter executed from a fresh virtualenv holding only what Colab brings
-# plus our wheel, each notebook alone in an empty folder (several minutes).
+# Every chapter executed from a fresh virtualenv holding only what Colab brings, at
+# Colab's versions (tests/colab_versions.txt, not requirements.txt), plus our wheel
+# installed with --no-deps, each notebook alone in an empty folder (several minutes).
 test-colab: $(STAMP)
 	$(PY) tests/colab_like.py
 

@@ -5,23 +5,39 @@ Needs ``make book`` first (``make test`` builds the book before the tests) and
 Every page: served from 127.0.0.1, HTTP 200, no JavaScript error but the known
 harmless ones (see HARMLESS), MathJax rendered wherever there is math, every image
 loaded, no request leaving 127.0.0.1; notebook pages: the Colab link is the
-repository's notebook on branch main; pages with solutions: hidden until clicked.
+repository's Colab edition of the notebook (notebooks/colab/) on branch main;
+pages with solutions: hidden until clicked.
 A full-page screenshot of each page goes to ``_build/screenshots/``.
+
+Accessibility (issue 18; ACCESSIBILITY.md): axe-core, bundled by the PyPI package
+axe-playwright-python (never fetched from a CDN), runs the WCAG 2.1 A and AA rules
+on every page in the light theme and its colour rules (contrast) in the dark theme,
+where nothing but the colours changes. A serious or critical violation
+inside the book's own content (the page's ``article``) fails; those in the theme's
+chrome (navigation, header, footer) are listed as warnings in the test output.
+Every image in the content needs alt text that is not a file name, and every
+internal link and ``#anchor`` must resolve.
+
+``BOOK_HTML=/path/to/html`` tests a book built elsewhere
+(``jupyter-book build . --path-output DIR`` puts it in ``DIR/_build/html``).
 """
 
 import functools
+import html.parser
 import http.server
+import os
 import re
 import threading
+import warnings
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
-SHOTS = ROOT / "_build" / "screenshots"
+HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html")).resolve()
+SHOTS = HTML.parent / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 # Known harmless console errors of Jupyter Book 1's theme: THEBE_JS_URL is declared
 # twice on every page; a fresh browser profile has no stored light/dark mode, which
@@ -35,7 +51,7 @@ CHROMIUM_ARGS = [
 
 def book_pages():
     if not (HTML / "index.html").exists():
-        pytest.fail("no built book in _build/html: run `make book` first", pytrace=False)
+        pytest.fail(f"no built book in {HTML}: run `make book` first", pytrace=False)
     skip = ("_static", "_sources", "_images")
     return sorted(
         p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html") if p.parts[-2] not in skip
@@ -48,8 +64,9 @@ def repository_url():
 
 
 def expected_colab_link(page):
+    """The Colab edition of the page's notebook: notebooks/colab/NN_topic.ipynb."""
     repo = urlparse(repository_url()).path.strip("/")
-    notebook = page.removesuffix(".html") + ".ipynb"
+    notebook = page.removesuffix(".html").replace("notebooks/", "notebooks/colab/", 1) + ".ipynb"
     return f"https://colab.research.google.com/github/{repo}/blob/main/{notebook}"
 
 
@@ -82,9 +99,17 @@ def browser():
         browser.close()
 
 
-def open_page(browser, server, page_path):
-    """Load a page, recording errors and blocking (and recording) outside requests."""
+def open_page(browser, server, page_path, theme=None):
+    """Load a page, recording errors and blocking (and recording) outside requests.
+
+    ``theme="dark"`` (or ``"light"``) is stored where the theme looks for the reader's
+    choice before the page loads.
+    """
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if theme is not None:
+        context.add_init_script(
+            f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');"
+        )
     page = context.new_page()
     record = {"errors": [], "outside": []}
     page.on("pageerror", lambda error: record["errors"].append(str(error)))
@@ -154,3 +179,146 @@ def test_config_and_notebooks_agree_on_the_repository():
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         urls = set(re.findall(r"git\+(https://github\.com/[\w.-]+/[\w.-]+)", notebook.read_text()))
         assert urls == {url}, f"{notebook.name} installs from {urls}, _config.yml says {url}"
+
+
+# --- accessibility (issue 18, ACCESSIBILITY.md) ------------------------------------
+
+# The WCAG 2.0 and 2.1 rules, levels A and AA (what universities are asked to meet).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+# The rules whose outcome depends on colours; the others see the same page in both
+# themes, so the dark theme runs only these (axe-core takes seconds on a chapter).
+AXE_COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+FAILING_IMPACTS = ("serious", "critical")
+# The book's own content; everything else on a page is the theme's chrome.
+CONTENT = "article.bd-article"
+RUN_AXE = """async ([runOnly, content]) => {
+  const results = await axe.run(document, {runOnly, resultTypes: ['violations']});
+  const inContent = (target) => {
+    const selector = target[target.length - 1];
+    const element = document.querySelector(Array.isArray(selector) ? selector[0] : selector);
+    return !!(element && element.closest(content));
+  };
+  return results.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 200),
+                              content: inContent(n.target)}))}));
+}"""
+# An alt text that is a file name or path, as Sphinx writes when a figure has none.
+FILE_ALT = re.compile(r"(^|/)[^\s/]+\.(png|jpe?g|gif|svg|webp)$|^\.\.?/|_images/", re.I)
+
+
+def axe_script():
+    from axe_playwright_python.base import AXE_FILE_PATH
+
+    return AXE_FILE_PATH.read_text()
+
+
+def run_axe(page, theme):
+    """axe-core's WCAG 2.1 A/AA violations, each node marked ``content`` or not."""
+    page.evaluate(axe_script())
+    if theme == "light":
+        run_only = {"type": "tag", "values": AXE_TAGS}
+    else:
+        run_only = {"type": "rule", "values": AXE_COLOUR_RULES}
+    return page.evaluate(RUN_AXE, [run_only, CONTENT])
+
+
+def describe(violation, nodes):
+    where = "; ".join(f"{n['target']}: {n['html'][:120]}" for n in nodes[:3])
+    more = f" (+{len(nodes) - 3} more)" if len(nodes) > 3 else ""
+    name = f"{violation['id']} ({violation['impact']}, {len(nodes)}x)"
+    return f"{name}: {violation['help']}: {where}{more}"
+
+
+def bad_alt_texts(page):
+    """Images in the content with no alt text, or a file name as alt text."""
+    images = page.evaluate(
+        f"() => Array.from(document.querySelectorAll('{CONTENT} img'))"
+        ".map(i => [i.getAttribute('src'), i.getAttribute('alt')])"
+    )
+    return [
+        f"{src}: alt={alt!r}"
+        for src, alt in images
+        if alt is None or not alt.strip() or FILE_ALT.search(alt.strip())
+    ]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("page_path", book_pages() if (HTML / "index.html").exists() else [""])
+def test_page_is_accessible(browser, server, page_path, theme):
+    """axe-core finds no serious or critical violation in the content; images have alt text."""
+    assert page_path in book_pages()
+    context, page, response, _ = open_page(browser, server, page_path, theme=theme)
+    try:
+        assert response.status == 200
+        assert page.evaluate("() => document.documentElement.dataset.theme") == theme
+        if page.evaluate("() => !!(window.MathJax && MathJax.startup)"):
+            page.evaluate("() => MathJax.startup.promise")  # axe checks typeset math too
+        violations = run_axe(page, theme)
+        bad_alts = bad_alt_texts(page)
+    finally:
+        context.close()
+    content, chrome = [], []
+    for violation in violations:
+        nodes = [n for n in violation["nodes"] if n["content"]]
+        if nodes and violation["impact"] in FAILING_IMPACTS:
+            content.append(describe(violation, nodes))
+        others = [n for n in violation["nodes"] if not n["content"]]
+        if others:
+            chrome.append(describe(violation, others))
+    if chrome:  # the theme's, not ours to fix here: listed, not failed on
+        message = f"theme chrome, {theme} theme, {page_path}: " + " | ".join(chrome)
+        warnings.warn(message, stacklevel=1)
+    problems = [f"{theme} theme, axe-core: {v}" for v in content]
+    problems += [f"image without real alt text: {a}" for a in bad_alts]
+    assert problems == [], f"{page_path}:\n" + "\n".join(problems)
+
+
+class LinkParser(html.parser.HTMLParser):
+    """Collects a page's ids (link targets) and the hrefs of its links."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.hrefs = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if attrs.get(key):
+                self.ids.add(attrs[key])
+        if tag == "a" and attrs.get("href"):
+            self.hrefs.append(attrs["href"])
+
+
+def parse_page(path):
+    parser = LinkParser()
+    parser.feed(path.read_text())
+    return parser
+
+
+def broken_internal_links(pages):
+    """``page: href`` for every internal link whose file or #anchor does not exist."""
+    parsed = {page: parse_page(HTML / page) for page in pages}
+    broken = []
+    for page, parser in parsed.items():
+        base = f"http://book.invalid/{page}"
+        for href in parser.hrefs:
+            url = urljoin(base, href)
+            if urlparse(url).hostname != "book.invalid":
+                continue  # external, mailto:, javascript: ...
+            target, fragment = urldefrag(url)
+            target = unquote(urlparse(target).path).lstrip("/") or "index.html"
+            if target.endswith("/"):
+                target += "index.html"
+            if not (HTML / target).is_file():
+                broken.append(f"{page}: {href} (no file {target})")
+            elif fragment and target.endswith(".html"):
+                ids = parsed[target].ids if target in parsed else parse_page(HTML / target).ids
+                if unquote(fragment) not in ids:
+                    broken.append(f"{page}: {href} (no #{fragment} in {target})")
+    return broken
+
+
+def test_every_internal_link_and_anchor_resolves():
+    broken = broken_internal_links(book_pages())
+    assert broken == [], f"{len(broken)} broken internal links:\n" + "\n".join(broken)

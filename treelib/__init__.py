@@ -5,6 +5,7 @@ Each public object's docstring names the chapter that introduces it.
 """
 
 from . import datasets
+from ._show_versions import show_versions
 from .boosting import AdaBoostClassifier
 from .criteria import entropy, gini, squared_error
 from .export import export_text, plot_tree
@@ -31,4 +32,5 @@ __all__ = [
     "squared_error",
     "export_text",
     "plot_tree",
+    "show_versions",
 ]
