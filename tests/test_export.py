@@ -24,9 +24,9 @@ def fit_pair(ours, theirs, X, y):
     ours.fit(X, y)
     theirs.fit(X, y)
     assert ours.tree_.node_count == theirs.tree_.node_count
-    np.testing.assert_array_equal(ours.tree_.feature.numpy(), theirs.tree_.feature)
-    np.testing.assert_array_equal(ours.tree_.threshold.numpy(), theirs.tree_.threshold)
-    np.testing.assert_allclose(ours.tree_.value.numpy(), theirs.tree_.value, rtol=1e-12)
+    np.testing.assert_array_equal(ours.tree_.feature, theirs.tree_.feature)
+    np.testing.assert_array_equal(ours.tree_.threshold, theirs.tree_.threshold)
+    np.testing.assert_allclose(ours.tree_.value, theirs.tree_.value, rtol=1e-12)
     return ours, theirs
 
 
@@ -117,10 +117,10 @@ def test_plot_tree_draws_one_box_per_node_with_the_tree_values():
     assert root[1] == f"gini = {round(float(t.impurity[0]), 3)}"
     assert root[2] == f"samples = {int(t.n_node_samples[0])}"
     assert root[3] == "value = [50, 50, 50]"
-    leaf = int(np.flatnonzero(t.children_left.numpy() == -1)[0])
+    leaf = int(np.flatnonzero(t.children_left == -1)[0])
     leaf_lines = boxes[leaf].get_text().splitlines()
     assert not any("<=" in line for line in leaf_lines)
-    assert leaf_lines[-1] == f"class = {int(np.argmax(t.value[leaf, 0].numpy()))}"
+    assert leaf_lines[-1] == f"class = {int(np.argmax(t.value[leaf, 0]))}"
     labels = [text.get_text().strip() for text in ax.texts if text not in boxes]
     assert sorted(labels) == ["False", "True"]
     plt.close(fig)

@@ -77,7 +77,8 @@ def test_reproducible_and_importances_sum_to_one():
     [
         ({"n_estimators": 0}, "n_estimators"),
         ({"max_samples": 0}, "max_samples"),
-        ({"max_samples": 1.5}, "max_samples"),
+        ({"max_samples": -0.5}, "max_samples"),
+        ({"bootstrap": False, "max_samples": 0.5}, "max_sample"),
         ({"bootstrap": False, "oob_score": True}, "bootstrap"),
         ({"max_features": "all"}, "max_features"),
     ],

@@ -123,7 +123,12 @@ def show_source_problems(nb):
         if cell["cell_type"] != "code":
             continue
         calls = len(re.findall(r"\bshow_source\(", source(cell)))
-        shown = [o for o in cell.get("outputs", []) if o.get("output_type") == "display_data"]
+        shown = [
+            o
+            for o in cell.get("outputs", [])
+            if o.get("output_type") == "display_data"
+            and "".join(o.get("data", {}).get("text/plain", "")).strip()
+        ]
         if calls > len(shown):
             problems.append(f"cell {index}: {calls} show_source calls, {len(shown)} listings shown")
     return problems
@@ -149,6 +154,8 @@ def test_show_source_displays_each_listing_and_a_slice(monkeypatch):
     assert notebook.show_source(notebook.glue) is None
     notebook.show_source(notebook.glue, lines=(1, 1))
     assert len(shown) == 2
+    with pytest.raises(ValueError, match="hold no code"):
+        notebook.show_source(notebook.glue, lines=(500, 501))
     assert shown[1].data.strip() == "def glue(name, value, display_value=True):"
 
 

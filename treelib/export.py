@@ -28,7 +28,7 @@ def _fitted_arrays(tree):
             f"got {type(tree).__name__}."
         )
     check_is_fitted(tree, "tree_")
-    arrays = {name: getattr(tree.tree_, name).cpu().numpy() for name in Tree.FIELDS}
+    arrays = {name: np.asarray(getattr(tree.tree_, name)) for name in Tree.FIELDS}
     arrays.setdefault("categorical", np.zeros(len(arrays["feature"]), dtype=bool))
     return SimpleNamespace(**arrays)
 

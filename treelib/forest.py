@@ -6,11 +6,15 @@ a bootstrap sample (drawn as integer sample weights) and searches only
 probabilities (soft voting) or predictions, as scikit-learn does.
 """
 
+import warnings
+
 import numpy as np
 import torch
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
 from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
@@ -18,6 +22,10 @@ from .hist import bin_columns
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 MAX_INT = np.iinfo(np.int32).max
+NO_OOB_WARNING = (
+    "Some inputs do not have OOB scores. This probably means too few trees were used "
+    "to compute any reliable OOB estimates."
+)
 
 
 def bootstrap_counts(seed, n_samples, n_draws):
@@ -30,22 +38,65 @@ def bootstrap_counts(seed, n_samples, n_draws):
     return np.bincount(draws, minlength=n_samples)
 
 
+def bootstrap_indices(seed, n_samples, n_draws):
+    """The rows drawn by :func:`bootstrap_counts`, in drawing order.
+
+    Introduced in Chapter 5 (``estimators_samples_``).
+
+    Parameters
+    ----------
+    seed : int
+        The tree's ``random_state``.
+    n_samples, n_draws : int
+        Rows to draw from, and how many draws (with replacement).
+
+    Returns
+    -------
+    ndarray of int32, shape (n_draws,)
+    """
+    return check_random_state(seed).randint(0, n_samples, n_draws, dtype=np.int32)
+
+
 def n_bootstrap_draws(max_samples, n_samples):
-    """``max_samples``: None (n draws), an int, or a fraction of n."""
+    """Draws per bootstrap sample, as scikit-learn counts them. Introduced in Chapter 5.
+
+    Parameters
+    ----------
+    max_samples : None, int >= 1 or float > 0
+        None: ``n_samples`` draws; an int: that many; a float: ``max(1,
+        int(max_samples * n_samples))``. Values above ``n_samples`` (or 1.0) are
+        allowed: draws are with replacement. Sample weights do not change the
+        count (each draw picks a row uniformly; the weight multiplies its count).
+    n_samples : int
+
+    Returns
+    -------
+    int
+    """
     if max_samples is None:
         return n_samples
-    if _is_int(max_samples) and 1 <= max_samples <= n_samples:
+    if _is_int(max_samples) and max_samples >= 1:
         return int(max_samples)
-    if _is_float(max_samples) and 0.0 < max_samples <= 1.0:
-        return max(round(n_samples * max_samples), 1)
-    raise ValueError(
-        f"max_samples must be None, an int in [1, {n_samples}] or a float in (0, 1]; "
-        f"got {max_samples!r}."
-    )
+    if _is_float(max_samples) and max_samples > 0.0:
+        n_draws = max(int(max_samples * n_samples), 1)
+        if n_draws < max(10, n_samples ** (1 / 3)):
+            warnings.warn(
+                f"Using the fractional value max_samples={max_samples!r} when the number of "
+                f"samples is {n_samples} results in a low number ({n_draws}) of bootstrap "
+                "samples. We recommend passing `max_samples` as an integer instead.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return n_draws
+    raise ValueError(f"max_samples must be None, an int >= 1 or a float > 0; got {max_samples!r}.")
 
 
 class BaseForest(BaseEstimator):
-    """What the forest classifier and regressor share. Introduced in Chapter 5."""
+    """What the forest classifier and regressor share. Introduced in Chapter 5.
+
+    A fitted forest is a sequence of trees, as in scikit-learn: ``len(forest)``,
+    ``forest[i]`` and ``for tree in forest`` read ``estimators_``.
+    """
 
     _tree_class = None
 
@@ -55,54 +106,188 @@ class BaseForest(BaseEstimator):
         names += ("categorical_features", "tree_method", "max_bins", "device")
         return {name: getattr(self, name) for name in names}
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow ``n_estimators`` trees on bootstrap samples. Returns ``self``."""
-        classifier = self._tree_class is DecisionTreeClassifier
-        X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier)
+    def _check_params(self):
         if not (_is_int(self.n_estimators) and self.n_estimators >= 1):
             raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}.")
+        if not (self.n_jobs is None or _is_int(self.n_jobs)):
+            raise ValueError(f"n_jobs must be None or an int; got {self.n_jobs!r}.")
+        if not self.bootstrap and self.max_samples is not None:
+            raise ValueError(
+                "`max_sample` cannot be set if `bootstrap=False`. Either switch to "
+                "`bootstrap=True` or set `max_sample=None`."
+            )
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True (no sample is out of bag).")
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow ``n_estimators`` trees on bootstrap samples.
+
+        With ``warm_start=True`` a fitted forest keeps its trees and grows only
+        the missing ones, with the seeds a single fit would have given them.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+
+        Returns
+        -------
+        self
+        """
+        classifier = self._tree_class is DecisionTreeClassifier
+        X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier)
+        self._check_params()
         n = X.shape[0]
-        n_draws = n_bootstrap_draws(self.max_samples, n) if self.bootstrap else n
+        self._n_samples = n
+        self._n_samples_bootstrap = n_bootstrap_draws(self.max_samples, n) if self.bootstrap else n
+        self.estimator_ = self._tree_class(**self._tree_params())
+        if classifier:
+            self.n_classes_ = len(self.classes_)
+        seeds = self._new_seeds()
+        if len(seeds):
+            self.estimators_ += self._grow_trees(X, y, w, seeds)
+        if self.oob_score and (len(seeds) or not hasattr(self, "oob_score_")):
+            self._set_oob_score(X, y.numpy())
+        return self
+
+    def _new_seeds(self):
+        """Seeds of the trees to grow; a warm start skips those of the trees it keeps.
+
+        As in scikit-learn, tree ``i`` always gets the ``i``-th number drawn from
+        ``random_state``, so growing 5 then 10 trees gives the 10 trees of one fit.
+        """
+        if not self.warm_start or not hasattr(self, "estimators_"):
+            self.estimators_ = []
+        n_kept = len(self.estimators_)
+        if self.n_estimators < n_kept:
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be larger or equal to "
+                f"len(estimators_)={n_kept} when warm_start==True"
+            )
+        if self.n_estimators == n_kept:
+            warnings.warn(
+                "Warm-start fitting without increasing n_estimators does not fit new trees.",
+                UserWarning,
+                stacklevel=3,
+            )
         seeds = check_random_state(self.random_state).randint(MAX_INT, size=self.n_estimators)
-        self.estimators_, in_bag = [], []
+        return [int(seed) for seed in seeds[n_kept:]]
+
+    def _grow_trees(self, X, y, w, seeds):
+        """One tree per seed, each on its bootstrap sample (or on all rows)."""
+        n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
         if self.tree_method == "hist" and _is_int(self.max_bins) and self.max_bins >= 2:
             bins = bin_columns(X, self.max_bins)
+        trees = []
         for seed in tqdm(seeds, desc="trees", disable=not self.verbose):
             tree = self._tree_class(**self._tree_params(), random_state=seed)
             tree.n_features_in_ = self.n_features_in_
             if hasattr(self, "feature_names_in_"):
                 tree.feature_names_in_ = self.feature_names_in_
-            if classifier:
+            if hasattr(self, "classes_"):
                 tree.classes_ = self.classes_
-            counts = bootstrap_counts(seed, n, n_draws) if self.bootstrap else np.ones(n)
-            self.estimators_.append(tree._fit_tensors(X, y, w * torch.from_numpy(counts), bins))
-            in_bag.append(counts > 0)
-        if self.oob_score:
-            self._set_oob_score(X, y.numpy(), np.array(in_bag))
-        return self
+            counts = self._in_bag_counts(seed, n)
+            trees.append(tree._fit_tensors(X, y, w * torch.from_numpy(counts), bins))
+        return trees
+
+    def _in_bag_counts(self, seed, n_samples):
+        if not self.bootstrap:
+            return np.ones(n_samples)
+        return bootstrap_counts(seed, n_samples, self._n_samples_bootstrap)
 
     def _tree_outputs(self, X):
         """Leaf values of every tree for tensor X: shape (n_trees, n_samples, n_values)."""
         return np.stack([t._leaf_values_of_tensor(X) for t in self.estimators_])
 
-    def _set_oob_score(self, X, y, in_bag):
-        outputs = self._tree_outputs(X)  # (n_trees, n, n_values)
+    def _set_oob_score(self, X, y):
+        """Score every sample with the trees that did not draw it (warns if none)."""
+        n = X.shape[0]
+        in_bag = np.array([self._in_bag_counts(t.random_state, n) > 0 for t in self])
         out_of_bag = ~in_bag[:, :, None]
         n_oob = out_of_bag.sum(0)
-        oob = (outputs * out_of_bag).sum(0) / np.maximum(n_oob, 1)
-        self._store_oob(oob, y)
+        if (n_oob == 0).any():
+            warnings.warn(NO_OOB_WARNING, UserWarning, stacklevel=3)
+        oob = (self._tree_outputs(X) * out_of_bag).sum(0) / np.maximum(n_oob, 1)
+        score = self.oob_score if callable(self.oob_score) else None
+        self._store_oob(oob, y, score)
+
+    def apply(self, X):
+        """The leaf each sample reaches in every tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples, n_estimators)
+        """
+        X = check_predict_input(self, X)
+        return np.stack([self._leaves(tree, X) for tree in self], axis=1)
+
+    @staticmethod
+    def _leaves(tree, X):
+        """Leaf ids of one tree for an already validated float32 tensor ``X``."""
+        return tree._leaves_of_tensor(X).cpu().numpy()
+
+    def decision_path(self, X):
+        """The nodes each sample passes through, in every tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Ones where a sample passes through a node; the trees' nodes side by side.
+        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
+            Columns ``n_nodes_ptr[i]:n_nodes_ptr[i + 1]`` belong to tree ``i``.
+        """
+        X = check_predict_input(self, X)
+        paths = [tree.tree_.path_matrix(self._leaves(tree, X)) for tree in self]
+        n_nodes_ptr = np.cumsum([0] + [path.shape[1] for path in paths])
+        return sparse.hstack(paths).tocsr(), n_nodes_ptr
+
+    @property
+    def estimators_samples_(self):
+        """The rows each tree was grown on (drawn again from its seed), as scikit-learn.
+
+        Returns
+        -------
+        list of ndarray of int32
+            Bootstrap draws in drawing order (repeats included), or all rows
+            when ``bootstrap=False``.
+        """
+        check_is_fitted(self)
+        if not self.bootstrap:
+            return [np.arange(self._n_samples, dtype=np.int32) for _ in self]
+        n, n_draws = self._n_samples, self._n_samples_bootstrap
+        return [bootstrap_indices(tree.random_state, n, n_draws) for tree in self]
 
     @property
     def feature_importances_(self):
         """Mean of the trees' normalised MDI importances, renormalised to sum to one."""
+        check_is_fitted(self)
         grown = [t.feature_importances_ for t in self.estimators_ if t.tree_.node_count > 1]
         if not grown:
             return np.zeros(self.n_features_in_)
         mean = np.mean(grown, axis=0)
         return mean / mean.sum()
+
+    def __len__(self):
+        """Number of trees (``len(forest.estimators_)``)."""
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        """The ``index``-th tree."""
+        return self.estimators_[index]
+
+    def __iter__(self):
+        """Iterate over the trees."""
+        return iter(self.estimators_)
 
 
 class RandomForestClassifier(ClassifierMixin, BaseForest):
@@ -118,13 +303,26 @@ min_impurity_decrease
         Features each node searches, drawn afresh at every node.
     bootstrap : bool, default=True
         Grow each tree on a bootstrap sample (else on the whole data).
-    oob_score : bool, default=False
-        Score each sample with the trees that did not draw it (``oob_score_``).
+    oob_score : bool or callable, default=False
+        Score each sample with the trees that did not draw it (``oob_score_``):
+        accuracy, or ``oob_score(y, y_pred)`` if a callable (as scikit-learn,
+        ``y`` holds class indices ``0..K-1``).
+    n_jobs : int or None, default=None
+        Accepted and stored for scikit-learn compatibility; it changes nothing.
+        Trees are grown one after another, each on one CPU thread (Chapter 7
+        explains why), so results never depend on ``n_jobs``.
     max_samples : int, float or None, default=None
-        Draws per bootstrap sample (None: n).
+        Draws per bootstrap sample: None: n; an int: that many; a float:
+        ``max(1, int(max_samples * n))``. More than n is allowed (draws are with
+        replacement). Needs ``bootstrap=True``.
     random_state : int, RandomState or None, default=None
+        Tree ``i`` gets the ``i``-th integer drawn from it as its seed.
     verbose : bool, default=False
         Show a progress bar over the trees (tqdm).
+    warm_start : bool, default=False
+        Keep the fitted trees on the next ``fit`` and grow only the
+        ``n_estimators - len(estimators_)`` new ones; with a fixed
+        ``random_state`` the forest equals one grown in a single fit.
     categorical_features : indices, boolean mask, column names or None, default=None
         Features split one-vs-rest (``x == c``), passed to every tree (Chapter 6).
     tree_method, max_bins, device
@@ -133,8 +331,13 @@ min_impurity_decrease
     Attributes
     ----------
     estimators_ : list of DecisionTreeClassifier
-    classes_, n_features_in_, feature_importances_
-    oob_score_ : float, oob_decision_function_ : ndarray (with ``oob_score=True``)
+        Also reached as ``forest[i]``, ``len(forest)`` and ``for tree in forest``.
+    estimator_ : DecisionTreeClassifier
+        Unfitted template of the trees (the forest's tree parameters).
+    estimators_samples_ : list of ndarray
+        Rows drawn for each tree (repeats included).
+    classes_, n_classes_, n_features_in_, feature_importances_
+    oob_score_ : float, oob_decision_function_ : ndarray (with ``oob_score``)
     """
 
     _tree_class = DecisionTreeClassifier
@@ -152,9 +355,11 @@ min_impurity_decrease
         min_impurity_decrease=0.0,
         bootstrap=True,
         oob_score=False,
+        n_jobs=None,
         max_samples=None,
         random_state=None,
         verbose=False,
+        warm_start=False,
         categorical_features=None,
         tree_method="levelwise",
         max_bins=255,
@@ -170,22 +375,28 @@ min_impurity_decrease
         self.min_impurity_decrease = min_impurity_decrease
         self.bootstrap = bootstrap
         self.oob_score = oob_score
+        self.n_jobs = n_jobs
         self.max_samples = max_samples
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
         self.categorical_features = categorical_features
         self.tree_method = tree_method
         self.max_bins = max_bins
         self.device = device
 
-    def _store_oob(self, oob, y):
+    def _store_oob(self, oob, y, score=None):
         self.oob_decision_function_ = oob
-        self.oob_score_ = accuracy_score(y, np.argmax(oob, axis=1))
+        self.oob_score_ = (score or accuracy_score)(y, np.argmax(oob, axis=1))
 
     def predict_proba(self, X):
         """Soft vote: the mean of the trees' class probabilities."""
         X = check_predict_input(self, X)
         return self._tree_outputs(X).mean(0)
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba` (``-inf`` where no tree gives a class any weight)."""
+        return np.log(self.predict_proba(X))
 
     def predict(self, X):
         """The class with the highest mean probability."""
@@ -205,7 +416,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
 
     Parameters are those of :class:`RandomForestClassifier`, except
     ``criterion="squared_error"`` and ``max_features=1.0`` (all features, as in
-    scikit-learn). With ``oob_score=True``, ``oob_score_`` is the out-of-bag R².
+    scikit-learn). With ``oob_score=True``, ``oob_score_`` is the out-of-bag R²
+    (or ``oob_score(y, oob_prediction_)`` if ``oob_score`` is a callable).
     """
 
     _tree_class = DecisionTreeRegressor
@@ -223,9 +435,11 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         min_impurity_decrease=0.0,
         bootstrap=True,
         oob_score=False,
+        n_jobs=None,
         max_samples=None,
         random_state=None,
         verbose=False,
+        warm_start=False,
         categorical_features=None,
         tree_method="levelwise",
         max_bins=255,
@@ -241,17 +455,19 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.min_impurity_decrease = min_impurity_decrease
         self.bootstrap = bootstrap
         self.oob_score = oob_score
+        self.n_jobs = n_jobs
         self.max_samples = max_samples
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
         self.categorical_features = categorical_features
         self.tree_method = tree_method
         self.max_bins = max_bins
         self.device = device
 
-    def _store_oob(self, oob, y):
+    def _store_oob(self, oob, y, score=None):
         self.oob_prediction_ = oob[:, 0]
-        self.oob_score_ = r2_score(y, self.oob_prediction_)
+        self.oob_score_ = (score or r2_score)(y, self.oob_prediction_)
 
     def predict(self, X):
         """The mean of the trees' predictions."""

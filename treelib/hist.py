@@ -8,6 +8,11 @@ sum over the bins gives every left child, and only the boundaries after
 non-empty bins are scored. No sorting after the binning. When a feature has at
 most ``max_bins`` distinct values every value is its own bin and the split
 search is exact; thresholds are always reported as real feature values.
+
+So with ``max_bins`` at least the number of distinct (float32) values of every
+feature, ``hist`` grows exactly the tree of the exact builders (same tie rule,
+:func:`treelib.split.is_tie_or_best`). With more distinct values than bins it
+only tries the bin edges: its trees are close to the exact ones, not equal.
 """
 
 from typing import NamedTuple
@@ -17,7 +22,7 @@ import torch
 from .criteria import REGRESSION_CRITERIA, node_weight
 from .levelwise import apply_positions, regroup_codes, regroup_positions, segmented_argmax
 from .node_random import search_ranks
-from .split import FEATURE_THRESHOLD, split_scores
+from .split import FEATURE_THRESHOLD, split_scores, tie_tolerance
 
 MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
 CHUNK = 2**20  # (sample, feature) pairs counted at a time: bounds memory
@@ -226,7 +231,8 @@ class HistogramSearch:
         allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
         scores = split_scores(left, right, w_left, w_right, criterion)
         scores = torch.where(allowed, scores, float("-inf"))
-        winner = segmented_argmax(scores, g, rank * B + b, count)
+        tol = tie_tolerance(total[:, first : first + count], criterion)
+        winner = segmented_argmax(scores, g, rank * B + b, count, tol)  # ties: rank, then bin
         a, c = high[winner].double(), low[winner].double()
         t = a / 2 + c / 2
         threshold = torch.where((t == c) | t.isinf(), a, t)

@@ -7,7 +7,10 @@ of the open nodes are kept grouped by node and sorted by value inside each
 node, so one cumulative sum per feature, minus the totals of the nodes before,
 gives the left child of every candidate split of every node. A segmented
 arg-max picks each node's winner, and a stable merge (no sort) regroups the
-samples by child. It grows exactly the tree the recursive builder grows.
+samples by child. It grows exactly the tree the recursive builder grows: the
+same random choices (:mod:`treelib.node_random`) and the same tie rule
+(:func:`treelib.split.is_tie_or_best`), so scores that its level-wide sums
+round differently from the recursive builder's per-node sums still tie.
 """
 
 import torch
@@ -15,7 +18,7 @@ import torch
 from ._validation import EPSILON
 from .criteria import CRITERIA, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
-from .split import FEATURE_THRESHOLD, split_scores
+from .split import FEATURE_THRESHOLD, is_tie_or_best, split_scores, tie_tolerance
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
 BLOCK = 2**17  # elements per block of feature rows scored together: bounds temporary memory
@@ -75,16 +78,18 @@ def apply_positions(values, positions, n_kept):
     return out.scatter_(-1, positions.expand_as(values), values)[..., :n_kept]
 
 
-def segmented_argmax(scores, segment, tie_key, n_segments):
+def segmented_argmax(scores, segment, tie_key, n_segments, tol=0.0):
     """Per segment, the position with the highest score (lowest ``tie_key`` on ties).
 
     ``scores`` and ``tie_key`` are 1-D, ``segment[i]`` is the segment of
-    position ``i``. Returns a bool mask with at most one True per segment;
-    segments whose scores are all ``-inf`` get none.
+    position ``i``; scores within ``tol[segment]`` of the segment's best are
+    ties (:func:`treelib.split.is_tie_or_best`). Returns a bool mask with at
+    most one True per segment; segments whose scores are all ``-inf`` get none.
     """
     best = torch.full((n_segments,), float("-inf"), dtype=scores.dtype, device=scores.device)
     best.scatter_reduce_(0, segment, scores, "amax")
-    is_best = (scores == best[segment]) & (scores > float("-inf"))
+    tol = tol[segment] if torch.is_tensor(tol) else tol
+    is_best = is_tie_or_best(scores, best[segment], tol)
     key = torch.where(is_best, tie_key, torch.iinfo(torch.int64).max)
     best_key = torch.full((n_segments,), torch.iinfo(torch.int64).max, device=scores.device)
     best_key.scatter_reduce_(0, segment, key, "amin")
@@ -123,14 +128,16 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion):
         per_feature[block].scatter_reduce_(
             1, node.expand(len(scores[block]), -1), scores[block], "amax"
         )
-    # each node's best feature: the best score per (feature, node), ties to the lowest rank
+    # each node's best feature: the lowest rank among the features whose best
+    # score ties with the node's best (the tie rule of treelib.split)
     per_feature = torch.where(ranks.T < p, per_feature, float("-inf"))  # not searched
-    best = per_feature.max(0).values
-    tie = torch.where(per_feature == best, ranks.T, p).min(0).values
+    best, tol = per_feature.max(0).values, tie_tolerance(total, criterion)
+    tie = torch.where(is_tie_or_best(per_feature, best, tol), ranks.T, p).min(0).values
     searched = torch.nonzero(best > float("-inf")).squeeze(1)
     feature = (ranks == tie[:, None]).int().argmax(1)  # the feature with that rank
-    # inside the best feature's row, the first position with the best score
-    key = torch.where(scores[feature[node], positions] == best[node], positions, n_active)
+    # inside that feature's row, the first position (smallest threshold) that ties
+    row_scores = scores[feature[node], positions]
+    key = torch.where(is_tie_or_best(row_scores, best[node], tol[node]), positions, n_active)
     first = torch.full((m,), n_active, device=device).scatter_reduce_(0, node, key, "amin")
     f, i = feature[searched], first[searched]
     a, b = xs[f, i].double(), xs[f, i + 1].double()

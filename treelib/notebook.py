@@ -37,6 +37,8 @@ def show_source(obj, lines=None):
     if lines is not None:
         first, last = lines
         source = "".join(source.splitlines(keepends=True)[first - 1 : last])
+        if not source.strip():
+            raise ValueError(f"lines {lines} of {obj.__qualname__} hold no code")
     display(Code(source, language="python"))
 
 

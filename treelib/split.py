@@ -14,10 +14,22 @@ states them and ``tests/test_split.py`` checks them by hand):
   samples with ``x <= threshold`` go left;
 - a candidate whose children have fewer than ``min_samples_leaf`` samples or
   less than ``min_weight_leaf`` weight is rejected;
-- the winner is the first best candidate, scanning features in the given order
-  and thresholds from small to large. (scikit-learn visits the features in a
+- the winner is the best candidate; *ties* go to the feature searched first,
+  then to the smallest threshold. (scikit-learn visits the features in a
   random order, so between *features* its tie-break depends on the seed; only the
   smallest-threshold rule within a feature is the same.)
+
+What counts as a tie is defined here once, for every builder
+(:func:`tie_tolerance`, :func:`is_tie_or_best`): scores that differ by less
+than ``TIE_RTOL`` times the node's scale. Mathematically equal scores come out
+of different summation orders (one sort per node, one cumulative sum per level,
+histograms) a few ulps apart, and without a tolerance rounding would pick the
+winner, differently in each builder. The tolerance is far above rounding on
+ordinary data and far below the gaps between genuinely different scores, so on
+tie-free data the strictly better candidate still wins, as in scikit-learn.
+(On very large nodes with real-valued targets, rounding can in principle reach
+the tolerance, or two different scores fall within it; then builders may still
+disagree on that one near-tie.)
 """
 
 from typing import NamedTuple
@@ -27,6 +39,7 @@ import torch
 from .criteria import CRITERIA, REGRESSION_CRITERIA, gini_of_weighted, node_weight
 
 FEATURE_THRESHOLD = 1e-7
+TIE_RTOL = 1e-12  # scores closer than this, relative to the node's scale, are ties
 
 
 class Split(NamedTuple):
@@ -77,6 +90,42 @@ def split_scores(left, right, w_left, w_right, criterion):
     return -(w_left * impurity(left) + w_right * impurity(right))
 
 
+def tie_tolerance(total, criterion):
+    """How far below a node's best score a candidate still ties with it.
+
+    Introduced in Chapter 7 (one tie rule in every builder).
+
+    Parameters
+    ----------
+    total : float64 tensor of shape (n_stats,) or (n_stats, n_nodes)
+        The node's (or each node's) summed statistics.
+    criterion : str
+        The split criterion.
+
+    Returns
+    -------
+    tensor of shape () or (n_nodes,)
+        ``TIE_RTOL`` times a bound on the node's scores: its weight for
+        classification (``W * impurity``), ``sum w*y**2`` for squared error
+        (the proxy ``S_L**2/W_L + S_R**2/W_R`` never exceeds it). Rounding
+        errors are relative to that bound, not to the score itself.
+    """
+    scale = total[-1] if criterion in REGRESSION_CRITERIA else node_weight(total, criterion)
+    return TIE_RTOL * scale.abs()
+
+
+def is_tie_or_best(scores, best, tol):
+    """Which ``scores`` are the best or tie with it (``best - tol`` or more).
+
+    Introduced in Chapter 7. ``best`` is the largest score and ``tol`` comes
+    from :func:`tie_tolerance` (both broadcast against ``scores``); ``-inf``
+    (not a candidate) never qualifies. The caller then takes the first such
+    candidate in search order: the lowest feature rank, then the smallest
+    threshold.
+    """
+    return (scores >= best - tol) & (scores > float("-inf"))
+
+
 def candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf):
     """Which positions between sorted samples are allowed split points.
 
@@ -112,11 +161,13 @@ def best_ordinal_candidate(X, stats, total, features, criterion, limits):
     scores = split_scores(left, right, w_left, w_right, criterion)
     allowed = candidate_mask(sorted_x, w_left, w_right, *limits)
     scores = torch.where(allowed, scores, float("-inf"))
-    # argmax returns the first maximum: the first feature in `features` order,
-    # then the smallest threshold
-    j, pos = divmod(int(torch.argmax(scores)), n - 1)
-    if not bool(allowed[j, pos]):
+    best = scores.max()
+    if best == float("-inf"):
         return None
+    # argmax returns the first True: the first feature in `features` order that
+    # ties with the best, then its smallest threshold
+    tied = is_tie_or_best(scores, best, tie_tolerance(total, criterion))
+    j, pos = divmod(int(torch.argmax(tied.reshape(-1).to(torch.uint8))), n - 1)
     threshold = midpoint(float(sorted_x[j, pos]), float(sorted_x[j, pos + 1]))
     return Candidate(float(scores[j, pos]), j, features[j], threshold, left[:, j, pos])
 
@@ -138,9 +189,11 @@ def best_categorical_candidate(x, stats, total, criterion, limits):
     allowed = (n_left >= min_samples_leaf) & (len(x) - n_left >= min_samples_leaf)
     allowed &= (w_left >= min_weight_leaf) & (w_right >= min_weight_leaf)
     scores = torch.where(allowed, scores, float("-inf"))
-    c = int(torch.argmax(scores))
-    if not bool(allowed[c]):
+    best = scores.max()
+    if best == float("-inf"):
         return None
+    tied = is_tie_or_best(scores, best, tie_tolerance(total, criterion))
+    c = int(torch.argmax(tied.to(torch.uint8)))  # ties: the smallest category
     return float(scores[c]), float(categories[c]), left[:, c]
 
 
@@ -199,7 +252,9 @@ def best_split(
             candidates.append(Candidate(found[0], rank, f, found[1], found[2], categorical=True))
     if not candidates:
         return None
-    best = max(candidates, key=lambda c: (c.score, -c.rank))  # ties: the earlier feature
+    scores = torch.tensor([c.score for c in candidates], dtype=torch.float64)
+    tied = is_tie_or_best(scores, scores.max(), tie_tolerance(total.cpu(), criterion))
+    best = min((c for c, t in zip(candidates, tied.tolist()) if t), key=lambda c: c.rank)
     return make_split(best, total, criterion, root_weight)
 
 

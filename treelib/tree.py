@@ -95,6 +95,7 @@ class BaseDecisionTree(BaseEstimator):
         X, stats = X.to(device), stats.to(device)
         bins = None if bins is None else bins.to(device)
         self.tree_ = self._grow(X, stats, criterion, rules, seed, bins)
+        self.tree_.n_features = X.shape[1]
         self.max_features_ = rules.max_features
         self.n_outputs_ = 1
         return self
@@ -108,6 +109,7 @@ class BaseDecisionTree(BaseEstimator):
     def _grow(self, X, stats, criterion, rules, seed, bins=None):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
+        ``hist`` grows it only when its bins hold every distinct value.
         Categorical features are only handled by the recursive builder.
         """
         if self.tree_method not in TREE_METHODS:
@@ -125,17 +127,35 @@ class BaseDecisionTree(BaseEstimator):
             return grow_tree_levelwise(X, stats, criterion, rules, seed, search)
 
     def apply(self, X):
-        """Index of the leaf each sample ends up in."""
-        X = check_predict_input(self, X)
-        return self.tree_.apply(X.to(self.tree_.feature.device)).cpu().numpy()
+        """Index of the leaf each sample ends up in (int64, as scikit-learn)."""
+        return self._leaves_of_tensor(check_predict_input(self, X)).cpu().numpy()
+
+    def decision_path(self, X):
+        """The nodes each sample passes through, as scikit-learn's ``decision_path``.
+
+        Introduced with ``tree_`` in Chapter 2.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse CSR matrix of shape (n_samples, node_count)
+            Entry ``(i, j)`` is 1 when sample ``i`` visits node ``j``.
+        """
+        return self.tree_.path_matrix(self.apply(X))
+
+    def _leaves_of_tensor(self, X):
+        """Leaf ids, computed on the estimator's ``device``, of a validated tensor."""
+        return self.tree_.apply_tensor(X.to(self._device()))
 
     def _leaf_values(self, X):
         return self._leaf_values_of_tensor(check_predict_input(self, X))
 
     def _leaf_values_of_tensor(self, X):
         """Leaf values for an already validated float32 tensor (used by forests)."""
-        leaves = self.tree_.apply(X.to(self.tree_.feature.device))
-        return self.tree_.value[leaves, 0].cpu().numpy()
+        return self.tree_.value[self._leaves_of_tensor(X).cpu().numpy(), 0]
 
     def get_depth(self):
         """Depth of the tree (a lone root has depth 0)."""
@@ -148,7 +168,7 @@ class BaseDecisionTree(BaseEstimator):
     @property
     def feature_importances_(self):
         """Mean decrease in impurity (MDI) per feature, summing to one."""
-        return self.tree_.compute_feature_importances(self.n_features_in_).cpu().numpy()
+        return self.tree_.compute_feature_importances()
 
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
@@ -179,7 +199,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         The builder (Chapter 7): ``"recursive"`` is Chapter 2's readable one,
         ``"levelwise"`` grows the identical tree one level at a time,
         ``"hist"`` searches splits on at most ``max_bins`` bins per feature
-        (identical when a feature has at most ``max_bins`` distinct values).
+        (identical to the exact builders when every feature has at most
+        ``max_bins`` distinct float32 values; otherwise only bin edges are tried
+        and the tree is close to, not equal to, the exact one). All builders
+        break ties by one rule, ``treelib.split.is_tie_or_best``.
     max_bins : int, default=255
         Bins per feature for ``tree_method="hist"``.
     device : str, torch.device or None, default=None
@@ -188,7 +211,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     Attributes
     ----------
     tree_ : treelib.tree_structure.Tree
-        The fitted tree as flat arrays (scikit-learn's field names).
+        The fitted tree as flat numpy arrays (scikit-learn's field names, dtypes
+        and shapes); ``tree_.to_torch()`` gives them as tensors.
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only if X had column names)

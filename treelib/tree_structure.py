@@ -1,16 +1,32 @@
-"""A fitted tree as flat arrays, with scikit-learn's field names and meaning.
+"""A fitted tree as flat arrays, with scikit-learn's field names, dtypes and meaning.
 
 Introduced in Chapter 2 (``notebooks/02_cart_classification``).
 
 Node ``0`` is the root and ids follow preorder (a node, then its whole left
 subtree, then its right subtree). A leaf has ``children_left == -1`` and
-``feature == -2``. Every field is a torch tensor, indexed by node id.
+``feature == -2``. What a user reads after ``fit`` follows scikit-learn: every
+field is a numpy array, indexed by node id, with the dtype and shape of
+``sklearn.tree._tree.Tree``. torch stays the engine: the builders grow the tree
+in tensors, prediction runs in tensors on the estimator's device, and
+:meth:`Tree.to_torch` gives the fields as tensors.
 """
 
+from types import SimpleNamespace
+
+import numpy as np
 import torch
+from scipy import sparse
+from sklearn import get_config
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
+
+
+def _as_numpy(values, dtype):
+    """``values`` (tensor, list or array) as a numpy array of ``dtype``."""
+    if isinstance(values, torch.Tensor):
+        values = values.cpu().numpy()
+    return np.ascontiguousarray(values, dtype=dtype)
 
 
 class Tree:
@@ -18,43 +34,93 @@ class Tree:
 
     Introduced in Chapter 2.
 
+    Parameters
+    ----------
+    device : str, torch.device or None, default=None
+        Where :meth:`apply_tensor` runs by default (None: CPU).
+    n_features : int or None, default=None
+        Number of features of the training data (the estimator sets it).
+    **fields : tensor or array-like
+        One entry per name of :attr:`FIELDS`, as the builders produce them.
+
     Attributes
     ----------
-    children_left, children_right : int64 tensor (node_count,)
-    feature : int64 tensor (node_count,)
-    threshold : float64 tensor (node_count,)
-    value : float64 tensor (node_count, 1, n_values)
-        Class fractions (classifier) or the mean target (regressor).
-    impurity : float64 tensor (node_count,)
-    n_node_samples : int64 tensor (node_count,)
-    weighted_n_node_samples : float64 tensor (node_count,)
-    categorical : bool tensor (node_count,)
+    children_left, children_right : ndarray of int64 (intp), shape (node_count,)
+    feature : ndarray of int64 (intp), shape (node_count,)
+    threshold : ndarray of float64, shape (node_count,)
+    value : ndarray of float64, shape (node_count, n_outputs, max_n_classes)
+        Class fractions (classifier) or the mean target (regressor, one column).
+    impurity : ndarray of float64, shape (node_count,)
+    n_node_samples : ndarray of int64 (intp), shape (node_count,)
+    weighted_n_node_samples : ndarray of float64, shape (node_count,)
+    categorical : ndarray of bool, shape (node_count,)
         True where the split is one-vs-rest: ``x == threshold`` goes left
         (Chapter 6). Not in scikit-learn, whose splits are all ``x <= threshold``.
+    node_count, capacity, max_depth, n_features, n_outputs, max_n_classes : int
+    n_classes : ndarray of int64 (intp), shape (n_outputs,)
+        ``[n_classes]`` for a classifier, ``[1]`` for a regressor.
     """
 
     FIELDS = {
-        "children_left": torch.int64,
-        "children_right": torch.int64,
-        "feature": torch.int64,
-        "threshold": torch.float64,
-        "value": torch.float64,
-        "impurity": torch.float64,
-        "n_node_samples": torch.int64,
-        "weighted_n_node_samples": torch.float64,
-        "categorical": torch.bool,
+        "children_left": np.intp,
+        "children_right": np.intp,
+        "feature": np.intp,
+        "threshold": np.float64,
+        "value": np.float64,
+        "impurity": np.float64,
+        "n_node_samples": np.intp,
+        "weighted_n_node_samples": np.float64,
+        "categorical": np.bool_,
     }
 
-    def __init__(self, device=None, **fields):
+    def __init__(self, device=None, n_features=None, **fields):
         for name, dtype in self.FIELDS.items():
-            setattr(self, name, torch.as_tensor(fields[name], dtype=dtype, device=device))
+            setattr(self, name, _as_numpy(fields[name], dtype))
+        self.device = str(torch.device("cpu" if device is None else device))
+        self.n_features = n_features
+        self._tensors = {}
+
+    def __getstate__(self):
+        """Pickle the numpy arrays only (deterministic bytes), not the tensor cache."""
+        return {k: v for k, v in self.__dict__.items() if k != "_tensors"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._tensors = {}
 
     @property
     def node_count(self):
+        """Number of nodes, inner nodes and leaves."""
         return len(self.feature)
 
     @property
+    def capacity(self):
+        """Length of the arrays: ``node_count``, as a fitted scikit-learn tree."""
+        return self.node_count
+
+    @property
+    def n_outputs(self):
+        """Number of outputs (always 1 in treelib)."""
+        return self.value.shape[1]
+
+    @property
+    def max_n_classes(self):
+        """Number of classes (1 for a regressor): the last axis of ``value``."""
+        return self.value.shape[2]
+
+    @property
+    def n_classes(self):
+        """Classes per output, ``np.array([max_n_classes])``."""
+        return np.full(self.n_outputs, self.max_n_classes, dtype=np.intp)
+
+    @property
+    def missing_go_to_left(self):
+        """scikit-learn's per-node NaN direction; treelib has no NaN support: zeros."""
+        return np.zeros(self.node_count, dtype=np.uint8)
+
+    @property
     def n_leaves(self):
+        """Number of leaves."""
         return int((self.children_left == TREE_LEAF).sum())
 
     @property
@@ -63,46 +129,158 @@ class Tree:
         return int(self.node_depth().max())
 
     def node_depth(self):
-        """Depth of every node; parents precede children in preorder."""
-        left, right = self.children_left.tolist(), self.children_right.tolist()
-        depth = [0] * self.node_count
-        for node in range(self.node_count):
-            if left[node] != TREE_LEAF:
-                depth[left[node]] = depth[right[node]] = depth[node] + 1
-        return torch.tensor(depth)
+        """Depth of every node, the root's being 0 (an int64 array)."""
+        return self.compute_node_depths() - 1
+
+    def compute_node_depths(self):
+        """Depth of every node counting the root as 1, as scikit-learn's method."""
+        depth = np.ones(self.node_count, dtype=np.int64)
+        for node in range(self.node_count):  # parents precede children in preorder
+            if self.children_left[node] != TREE_LEAF:
+                depth[self.children_left[node]] = depth[node] + 1
+                depth[self.children_right[node]] = depth[node] + 1
+        return depth
+
+    def to_torch(self, device=None):
+        """The fields as torch tensors on ``device`` (default: the tree's device).
+
+        Introduced in Chapter 2. The tensors are made once per device and kept
+        (they are not pickled); treat them as read-only.
+
+        Returns
+        -------
+        types.SimpleNamespace
+            One tensor per name of :attr:`FIELDS` (int64, float64 or bool).
+        """
+        device = str(torch.device(self.device if device is None else device))
+        if device not in self._tensors:
+            self._tensors[device] = SimpleNamespace(
+                **{name: torch.from_numpy(getattr(self, name)).to(device) for name in self.FIELDS}
+            )
+        return self._tensors[device]
+
+    def _as_float32(self, X):
+        """``X`` as a 2-d float32 numpy array with ``n_features`` columns."""
+        X = np.asarray(X, dtype=np.float32)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-d; got an array of shape {X.shape}.")
+        if self.n_features is not None and X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[1]} features; the tree has {self.n_features}.")
+        return X
 
     def apply(self, X):
-        """Leaf id of every row of float32 ``X``: all samples descend together.
+        """Leaf id of every row of ``X``, as scikit-learn's ``Tree.apply``.
 
-        One step per depth; samples that reach a leaf leave the working set.
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Cast to float32, as the estimators do before they predict.
+
+        Returns
+        -------
+        ndarray of int64 (intp), shape (n_samples,)
         """
+        X = torch.from_numpy(self._as_float32(X)).to(self.device)
+        return self.apply_tensor(X).cpu().numpy()
+
+    def apply_tensor(self, X):
+        """Leaf id of every row of float32 tensor ``X``: all samples descend together.
+
+        The torch engine behind :meth:`apply`; runs on ``X``'s device. One step per
+        depth; samples that reach a leaf leave the working set.
+        """
+        t = self.to_torch(X.device)
         n, p = X.shape
         leaf = torch.zeros(n, dtype=torch.int64, device=X.device)
         rows, node = torch.arange(n, device=X.device), torch.zeros_like(leaf)
-        is_inner = self.children_left != TREE_LEAF
+        is_inner = t.children_left != TREE_LEAF
         any_categorical = bool(self.categorical.any())
         while len(rows):
             inner = torch.take(is_inner, node)
             if not bool(inner.all()):
                 leaf[rows[~inner]] = node[~inner]
                 rows, node = rows[inner], node[inner]
-            x = torch.take(X, rows * p + torch.take(self.feature, node)).double()
-            threshold = torch.take(self.threshold, node)
+            x = torch.take(X, rows * p + torch.take(t.feature, node)).double()
+            threshold = torch.take(t.threshold, node)
             left = x <= threshold
             if any_categorical:
-                left = torch.where(torch.take(self.categorical, node), x == threshold, left)
-            left_child = torch.take(self.children_left, node)
-            node = torch.where(left, left_child, torch.take(self.children_right, node))
+                left = torch.where(torch.take(t.categorical, node), x == threshold, left)
+            left_child = torch.take(t.children_left, node)
+            node = torch.where(left, left_child, torch.take(t.children_right, node))
         return leaf
 
-    def compute_feature_importances(self, n_features):
-        """Mean decrease in impurity per feature, normalised to sum to one."""
+    def predict(self, X):
+        """``value`` of the leaf of every row: shape (n_samples, max_n_classes).
+
+        As scikit-learn's ``Tree.predict`` (class fractions, or the mean target).
+        """
+        return self.value[self.apply(X), 0]
+
+    def decision_path(self, X):
+        """Which nodes each row of ``X`` passes through, as scikit-learn's method.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Cast to float32.
+
+        Returns
+        -------
+        scipy.sparse CSR matrix of int64, shape (n_samples, node_count)
+            Entry ``(i, j)`` is 1 when sample ``i`` visits node ``j``.
+        """
+        return self.path_matrix(self.apply(X))
+
+    def path_matrix(self, leaves):
+        """The decision-path matrix of samples that end in ``leaves``.
+
+        A node's path is its parent's path plus itself, so every node's path is
+        known from the tree alone; each sample's row is its leaf's path.
+
+        Parameters
+        ----------
+        leaves : array-like of int, shape (n_samples,)
+            Leaf ids, as :meth:`apply` returns them.
+
+        Returns
+        -------
+        scipy.sparse CSR matrix of int64, shape (n_samples, node_count)
+        """
+        parent = np.full(self.node_count, -1, dtype=np.intp)
+        inner = np.flatnonzero(self.children_left != TREE_LEAF)
+        parent[self.children_left[inner]] = inner
+        parent[self.children_right[inner]] = inner
+        paths = []
+        for node in range(self.node_count):  # preorder: a parent's path comes first
+            paths.append((paths[parent[node]] if parent[node] >= 0 else []) + [node])
+        rows = [paths[leaf] for leaf in leaves]
+        indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.intp)
+        indices = np.array([i for r in rows for i in r], dtype=np.intp)
+        data = np.ones(len(indices), dtype=np.intp)
+        shape = (len(rows), self.node_count)
+        if get_config().get("sparse_interface") == "sparray":
+            return sparse.csr_array((data, indices, indptr), shape=shape)
+        return sparse.csr_matrix((data, indices, indptr), shape=shape)
+
+    def compute_feature_importances(self, normalize=True):
+        """Mean decrease in impurity per feature, as scikit-learn's method.
+
+        For each split on feature ``f`` add ``W_t i_t - W_L i_L - W_R i_R``,
+        divide by the root's weight, and (``normalize``) scale to sum to one.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_features,)
+        """
         inner = self.children_left != TREE_LEAF
         w_imp = self.weighted_n_node_samples * self.impurity
         left, right = self.children_left[inner], self.children_right[inner]
         decrease = w_imp[inner] - w_imp[left] - w_imp[right]
-        importances = torch.zeros(n_features, dtype=torch.float64, device=self.feature.device)
-        importances.index_add_(0, self.feature[inner], decrease)
+        n_features = self.n_features
+        if n_features is None:
+            n_features = int(self.feature.max()) + 1 if inner.any() else 0
+        importances = np.zeros(n_features, dtype=np.float64)
+        np.add.at(importances, self.feature[inner], decrease)
         importances /= self.weighted_n_node_samples[0]
         total = importances.sum()
-        return importances / total if total > 0 else importances
+        return importances / total if normalize and total > 0 else importances
