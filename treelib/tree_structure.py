@@ -18,15 +18,10 @@ import torch
 from scipy import sparse
 from sklearn import get_config
 
+from ._validation import _as_numpy
+
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
-
-
-def _as_numpy(values, dtype):
-    """``values`` (tensor, list or array) as a numpy array of ``dtype``."""
-    if isinstance(values, torch.Tensor):
-        values = values.cpu().numpy()
-    return np.ascontiguousarray(values, dtype=dtype)
 
 
 class Tree:
@@ -75,7 +70,7 @@ class Tree:
 
     def __init__(self, device=None, n_features=None, **fields):
         for name, dtype in self.FIELDS.items():
-            setattr(self, name, _as_numpy(fields[name], dtype))
+            setattr(self, name, np.ascontiguousarray(_as_numpy(fields[name]), dtype=dtype))
         self.device = str(torch.device("cpu" if device is None else device))
         self.n_features = n_features
         self._tensors = {}
@@ -134,12 +129,18 @@ class Tree:
 
     def compute_node_depths(self):
         """Depth of every node counting the root as 1, as scikit-learn's method."""
-        depth = np.ones(self.node_count, dtype=np.int64)
-        for node in range(self.node_count):  # parents precede children in preorder
-            if self.children_left[node] != TREE_LEAF:
-                depth[self.children_left[node]] = depth[node] + 1
-                depth[self.children_right[node]] = depth[node] + 1
+        parent, depth = self._parents(), np.ones(self.node_count, dtype=np.int64)
+        for node in range(1, self.node_count):  # preorder: a parent precedes its children
+            depth[node] = depth[parent[node]] + 1
         return depth
+
+    def _parents(self):
+        """The parent of every node (-1 for the root)."""
+        parent = np.full(self.node_count, -1, dtype=np.intp)
+        inner = np.flatnonzero(self.children_left != TREE_LEAF)
+        parent[self.children_left[inner]] = inner
+        parent[self.children_right[inner]] = inner
+        return parent
 
     def to_torch(self, device=None):
         """The fields as torch tensors on ``device`` (default: the tree's device).
@@ -234,8 +235,9 @@ class Tree:
     def path_matrix(self, leaves):
         """The decision-path matrix of samples that end in ``leaves``.
 
-        A node's path is its parent's path plus itself, so every node's path is
-        known from the tree alone; each sample's row is its leaf's path.
+        A sample's row is its leaf and the leaf's ancestors (in preorder an
+        ancestor has a smaller id, so climbing from the leaf fills the row from
+        its end); all samples climb together, one parent step per depth.
 
         Parameters
         ----------
@@ -246,18 +248,17 @@ class Tree:
         -------
         scipy.sparse CSR matrix of int64, shape (n_samples, node_count)
         """
-        parent = np.full(self.node_count, -1, dtype=np.intp)
-        inner = np.flatnonzero(self.children_left != TREE_LEAF)
-        parent[self.children_left[inner]] = inner
-        parent[self.children_right[inner]] = inner
-        paths = []
-        for node in range(self.node_count):  # preorder: a parent's path comes first
-            paths.append((paths[parent[node]] if parent[node] >= 0 else []) + [node])
-        rows = [paths[leaf] for leaf in leaves]
-        indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.intp)
-        indices = np.array([i for r in rows for i in r], dtype=np.intp)
+        leaves = np.asarray(leaves, dtype=np.intp)
+        parent, length = self._parents(), self.compute_node_depths()[leaves]
+        indptr = np.concatenate([[0], np.cumsum(length)]).astype(np.intp)
+        indices = np.empty(indptr[-1], dtype=np.intp)
+        node = leaves.copy()
+        for step in range(int(length.max(initial=0))):  # climb from the leaves, all at once
+            alive = length > step
+            indices[indptr[1:][alive] - 1 - step] = node[alive]  # rows fill root first
+            node = np.where(alive, parent[node], node)
         data = np.ones(len(indices), dtype=np.intp)
-        shape = (len(rows), self.node_count)
+        shape = (len(leaves), self.node_count)
         if get_config().get("sparse_interface") == "sparray":
             return sparse.csr_array((data, indices, indptr), shape=shape)
         return sparse.csr_matrix((data, indices, indptr), shape=shape)
