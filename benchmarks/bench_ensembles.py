@@ -22,15 +22,11 @@ Usage (from the repository root)::
 """
 
 import argparse
-import csv
-import math
 import os
-import platform
-import time
 
 import numpy as np
-import sklearn
 import torch
+from bench_common import best_of, machine, timed, versions, write_csv
 from sklearn import ensemble
 from sklearn.impute import SimpleImputer
 from sklearn.tree import DecisionTreeClassifier as SklearnTree
@@ -78,12 +74,7 @@ def make_models(n_trees, n_stumps, seed=0):
 
 def best_fit_time(make, X, y, repeats):
     """Best-of-``repeats`` wall time of ``make().fit(X, y)``, and the last fitted model."""
-    best, model = math.inf, None
-    for _ in range(repeats):
-        model = make()
-        start = time.perf_counter()
-        model.fit(X, y)
-        best = min(best, time.perf_counter() - start)
+    best, _, model = best_of(lambda: timed(make().fit, X, y), repeats)
     return best, model
 
 
@@ -138,15 +129,6 @@ def markdown_table(rows):
 CSV_FORMATS = {"fit_seconds": ".4f", "ratio_to_sklearn": ".2f", "train_accuracy": ".4f"}
 
 
-def write_csv(rows, path):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
-        writer.writeheader()
-        for r in rows:
-            writer.writerow({k: format(r[k], CSV_FORMATS.get(k, "")) for k in FIELDS})
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trees", type=int, default=100, help="trees per forest")
@@ -160,14 +142,12 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
 
     print(
-        f"python {platform.python_version()}, torch {torch.__version__} "
-        f"({torch.get_num_threads()} threads), scikit-learn {sklearn.__version__}, "
-        f"{os.cpu_count()} CPUs, {platform.machine()}, load average "
+        f"{versions(torch.get_num_threads())}, {machine()}, load average "
         f"{os.getloadavg()[0]:.1f}; heart data 303 x 13, best of {args.repeats}",
         flush=True,
     )
     rows = run(args.trees, args.stumps, args.repeats)
-    write_csv(rows, args.out)
+    write_csv(rows, args.out, FIELDS, CSV_FORMATS)
     print()
     print(markdown_table(rows))
     print(f"\nwrote {args.out}")

@@ -24,15 +24,23 @@ Usage (from the repository root)::
 """
 
 import argparse
-import csv
 import math
-import os
-import platform
 import time
 
 import numpy as np
-import sklearn
 import torch
+from bench_common import (
+    BudgetExceeded,
+    NaiveTree,
+    best_of,
+    fmt,
+    machine,
+    naive_input,
+    node_count,
+    timed,
+    versions,
+    write_csv,
+)
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier as SklearnTree
 
@@ -52,84 +60,11 @@ FIELDS = (
 )
 
 
-# --- the naive, seed-style tree ---------------------------------------------------
-
-
-class BudgetExceeded(Exception):
-    """The naive fit ran past its deadline."""
-
-
-def naive_gini(y):
-    """Gini impurity of the labels ``y``, counted from scratch."""
-    if len(y) == 0:
-        return 0.0
-    p = torch.bincount(y).double() / len(y)
-    return float(1.0 - (p * p).sum())
-
-
-class NaiveTree:
-    """A full-depth Gini tree grown the slow, obvious way.
-
-    Every candidate threshold (midpoints between a feature's distinct values)
-    splits the node with a boolean mask and recounts both children.
-    """
-
-    def __init__(self, deadline=math.inf):
-        self.deadline = deadline
-
-    def fit(self, X, y):
-        self.n_classes_ = int(y.max()) + 1
-        self.node_count = 0
-        self.root_ = self._grow(X, y)
-        return self
-
-    def _leaf(self, y):
-        return {"value": int(torch.bincount(y, minlength=self.n_classes_).argmax())}
-
-    def _grow(self, X, y):
-        self.node_count += 1
-        best_score, best = naive_gini(y), None  # a split must lower the impurity
-        if best_score == 0.0:
-            return self._leaf(y)
-        n = len(y)
-        for feature in range(X.shape[1]):
-            values = torch.unique(X[:, feature])  # sorted distinct values
-            for threshold in ((values[:-1] + values[1:]) / 2).tolist():
-                if time.perf_counter() > self.deadline:
-                    raise BudgetExceeded
-                left = X[:, feature] <= threshold
-                n_left = int(left.sum())
-                score = (n_left * naive_gini(y[left]) + (n - n_left) * naive_gini(y[~left])) / n
-                if score < best_score:
-                    best_score, best = score, (feature, threshold, left)
-        if best is None:
-            return self._leaf(y)
-        feature, threshold, left = best
-        return {
-            "feature": feature,
-            "threshold": threshold,
-            "left": self._grow(X[left], y[left]),
-            "right": self._grow(X[~left], y[~left]),
-        }
-
-    def predict(self, X):
-        out = torch.empty(len(X), dtype=torch.int64)
-        self._predict(self.root_, X, torch.arange(len(X)), out)
-        return out
-
-    def _predict(self, node, X, rows, out):
-        if "value" in node:
-            out[rows] = node["value"]
-            return
-        left = X[rows, node["feature"]] <= node["threshold"]
-        self._predict(node["left"], X, rows[left], out)
-        self._predict(node["right"], X, rows[~left], out)
-
-
 # --- timing ---------------------------------------------------------------------
 
 
 # Each maker returns an unfitted model; only the naive tree uses the deadline.
+# (bench_fast.py imports NaiveTree from this module: keep the name here.)
 MAKERS = {
     "scikit-learn": lambda deadline: SklearnTree(random_state=0),
     "treelib": lambda deadline: treelib.DecisionTreeClassifier(random_state=0),
@@ -139,13 +74,7 @@ MAKERS = {
 
 def as_input(name, X, y):
     """The naive tree works on tensors; the other two take the numpy arrays."""
-    if name == "naive":
-        return torch.from_numpy(X.astype(np.float32)), torch.from_numpy(y.astype(np.int64))
-    return X, y
-
-
-def node_count(model):
-    return model.node_count if isinstance(model, NaiveTree) else model.tree_.node_count
+    return naive_input(X, y) if name == "naive" else (X, y)
 
 
 def train_accuracy(model, X, y):
@@ -154,15 +83,11 @@ def train_accuracy(model, X, y):
 
 def time_fit(name, X, y, repeats, budget):
     """Best-of-``repeats`` wall time of ``fit`` alone; the budget bounds the total time."""
-    best, runs, total, model = math.inf, 0, 0.0, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        model = MAKERS[name](start + budget).fit(X, y)
-        seconds = time.perf_counter() - start
-        best, runs, total = min(best, seconds), runs + 1, total + seconds
-        if total > budget:
-            break
-    return best, runs, model
+
+    def fit_once(start):
+        return MAKERS[name](start + budget).fit(X, y)
+
+    return best_of(lambda: timed(fit_once, time.perf_counter()), repeats, budget)
 
 
 def warm_up():
@@ -210,14 +135,6 @@ def run(sizes, repeats, budget, n_features):
 # --- output ---------------------------------------------------------------------
 
 
-def is_missing(value):
-    return isinstance(value, float) and math.isnan(value)
-
-
-def fmt(value, spec, width=0):
-    return ("-" if is_missing(value) else format(value, spec)).rjust(width)
-
-
 def print_row(row):
     print(
         f"  n={row['n_samples']:>7}  {row['model']:<12}"
@@ -245,21 +162,6 @@ def markdown_table(rows):
 CSV_FORMATS = {"fit_seconds": ".4f", "ratio_to_sklearn": ".2f", "train_accuracy": ".4f"}
 
 
-def write_csv(rows, path):
-    """One line per (size, model); a missing number is written as ``nan``."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
-        writer.writeheader()
-        for r in rows:
-            writer.writerow(
-                {
-                    k: "nan" if is_missing(r[k]) else format(r[k], CSV_FORMATS.get(k, ""))
-                    for k in FIELDS
-                }
-            )
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
@@ -273,14 +175,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
 
-    print(
-        f"python {platform.python_version()}, torch {torch.__version__} "
-        f"({torch.get_num_threads()} threads), scikit-learn {sklearn.__version__}, "
-        f"{os.cpu_count()} CPUs, {platform.machine()}",
-        flush=True,
-    )
+    print(f"{versions(torch.get_num_threads())}, {machine()}", flush=True)
     rows = run(args.sizes, args.repeats, args.budget, args.features)
-    write_csv(rows, args.out)
+    write_csv(rows, args.out, FIELDS, CSV_FORMATS)
     print()
     print(markdown_table(rows))
     print(f"\nwrote {args.out}")

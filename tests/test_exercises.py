@@ -5,7 +5,9 @@ must not share code with the treelib reference they are checked against.
 """
 
 import doctest
+import importlib
 import math
+import pkgutil
 import warnings
 
 import pytest
@@ -13,6 +15,7 @@ import torch
 
 import treelib.exercises
 from treelib.exercises import (
+    CAPSTONES,
     CHECKERS,
     check_adaboost_round,
     check_best_threshold,
@@ -110,7 +113,9 @@ def verdict(checker, fn, capsys):
 
 
 def test_one_checker_per_exercise():
-    assert set(CHECKERS) == set(SOLUTIONS)
+    # the capstones' solutions and tests are in tests/test_capstones.py
+    assert set(CHECKERS) == set(SOLUTIONS) | set(CAPSTONES)
+    assert not set(SOLUTIONS) & set(CAPSTONES)
     assert all(checker.__name__ == f"check_{name}" for name, checker in CHECKERS.items())
 
 
@@ -189,13 +194,42 @@ def test_verdicts_are_deterministic(capsys):
     )
 
 
+def exercise_modules():
+    package = treelib.exercises
+    names = [m.name for m in pkgutil.iter_modules(package.__path__)]
+    return [package] + [importlib.import_module(f"{package.__name__}.{n}") for n in names]
+
+
 def test_docstring_examples():
-    assert doctest.testmod(treelib.exercises).failed == 0
+    results = [doctest.testmod(module) for module in exercise_modules()]
+    assert sum(r.attempted for r in results) >= 2 * len(CHECKERS)  # every checker's example
+    assert all(r.failed == 0 for r in results)
+
+
+def test_one_module_per_chapter():
+    modules = {m.__name__.rsplit(".", 1)[1]: m for m in exercise_modules()[1:]}
+    assert set(modules) == {"_framework"} | {f"ch0{n}" for n in range(1, 8)}
+    for name, checker in CHECKERS.items():
+        chapter = checker.__module__.rsplit(".", 1)[1]
+        assert f"Chapter {int(chapter[2:])}" in checker.__doc__, name
+        assert getattr(treelib.exercises, checker.__name__) is checker
+
+
+def test_the_old_module_s_public_names_still_import():
+    # treelib/exercises.py was one module; every public name it had is still importable
+    old = ["CHECKERS", "RTOL", "ATOL", "LN2", "ERROR_HINT", "DEFAULT_HINT", "FIXED_COUNTS"]
+    old += ["NORMALISE", "GINI_HINTS", "FIXED_SPLITS", "THRESHOLD_HINTS", "FIXED_TARGETS"]
+    old += ["SQUARED_ERROR_HINTS", "ENTROPY_HINTS", "FIXED_GAINS", "GAIN_HINTS", "PERMUTATION"]
+    old += ["USE_GENERATOR", "FIXED_ROUNDS", "ROUND_HINTS"]
+    old += [checker.__name__ for checker in CHECKERS.values()]
+    assert all(hasattr(treelib.exercises, name) for name in old)
+    assert set(old) <= set(treelib.exercises.__all__)
 
 
 def test_every_checker_names_its_chapter():
     chapters = {"gini": 1, "best_threshold": 1, "predict_one": 2, "squared_error": 3}
     chapters |= {"entropy": 4, "information_gain": 4, "bootstrap_counts": 5, "adaboost_round": 6}
+    chapters |= {"grow_tree": 2, "random_forest": 5, "adaboost": 6, "segmented_cumsum": 7}
     for name, checker in CHECKERS.items():
         assert f"Chapter {chapters[name]}" in checker.__doc__
         assert ">>> check_" in checker.__doc__
@@ -397,6 +431,29 @@ def bincount(draws, n):
 def test_bootstrap_counts_mistakes(wrong, hint, capsys):
     result, out = verdict(check_bootstrap_counts, wrong, capsys)
     assert result is False and hint in out.split("Hint:")[1]
+
+
+@pytest.mark.parametrize(
+    "high",
+    [
+        lambda n: n - 1,  # fails at n = 1: torch.randint(0, 0) raises
+        lambda n: max(n - 1, 1),  # never draws the last row, but n = 1 works
+    ],
+)
+def test_bootstrap_counts_rejects_the_exclusive_high_off_by_one(high, capsys):
+    def off_by_one(n, generator):
+        return bincount(torch.randint(0, high(n), (n,), generator=generator), n)
+
+    result, out = verdict(check_bootstrap_counts, off_by_one, capsys)
+    assert result is False
+    assert "randint(0, n - 1) can never draw the last row" in out.split("Hint:")[1]
+
+
+def test_bootstrap_counts_pass_message_is_unchanged(capsys):
+    # Chapter 5 stores this output: the new case must not change the count of cases
+    assert verdict(check_bootstrap_counts, bootstrap_counts, capsys)[1] == (
+        "check_bootstrap_counts: all 15 cases passed. Well done!\n"
+    )
 
 
 # --- Chapter 6: one AdaBoost round ---

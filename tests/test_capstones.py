@@ -1,0 +1,405 @@
+"""The capstone checkers (Chapters 2, 5, 6 and 7): a from-scratch solution passes, classic
+mistakes fail with their hint.
+
+The solutions below are written here from scratch on purpose (a plain Gini search, a loop
+over segments, numpy's random generator): they share no code with the treelib reference
+they are checked against. The forest and AdaBoost use treelib's DecisionTreeClassifier as
+their building block, as the exercises ask.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from treelib import DecisionTreeClassifier, RandomForestClassifier
+from treelib.exercises import (
+    CAPSTONES,
+    CHECKERS,
+    check_adaboost,
+    check_grow_tree,
+    check_random_forest,
+    check_segmented_cumsum,
+)
+from treelib.exercises.ch05 import (
+    ACCURACY_TOL,
+    MIN_SAMPLES_LEAF,
+    N_TREES,
+    OOB_TOL,
+    _forest_cases,
+)
+
+
+def verdict(checker, fn, capsys):
+    """Run a checker; return (result, printed text), insisting that nothing reached stderr."""
+    result = checker(fn)
+    out, err = capsys.readouterr()
+    assert err == ""
+    return result, out
+
+
+def hint_of(out):
+    return out.split("Hint:")[1]
+
+
+# --- Chapter 2: recursive CART, from scratch ---
+
+
+def gini_sum(counts):
+    """n * Gini impurity of a node with these class counts (0 for an empty node)."""
+    n = counts.sum()
+    return n - (counts**2).sum() / n if n else 0.0
+
+
+def scratch_best_split(X, y, k):
+    """(feature, threshold) minimising the children's summed n * Gini; None if none."""
+    best, best_score = None, math.inf
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for a, b in zip(values[:-1], values[1:]):
+            t = (a + b) / 2
+            left = X[:, j] <= t
+            score = gini_sum(np.bincount(y[left], minlength=k)) + gini_sum(
+                np.bincount(y[~left], minlength=k)
+            )
+            if score < best_score - 1e-9:
+                best, best_score = (j, float(t)), score
+    return best
+
+
+def grow_tree(X, y, max_depth, first_class=False, extra_depth=0, swap=False, split_pure=False,
+              strict=False):  # fmt: skip
+    """The exercise's answer; the keyword arguments build the classic mistakes."""
+    X = X.double().numpy() if isinstance(X, torch.Tensor) else X
+    y = y.numpy() if isinstance(y, torch.Tensor) else y
+    k = int(y.max()) + 1
+
+    def grow(idx, depth):
+        counts = np.bincount(y[idx], minlength=k)
+        leaf = {"class": int(y[idx][0]) if first_class else int(counts.argmax())}
+        pure = (counts > 0).sum() == 1 and not split_pure
+        if len(idx) < 2 or pure or (max_depth is not None and depth == max_depth + extra_depth):
+            return leaf
+        split = scratch_best_split(X[idx], y[idx], k)
+        if split is None:
+            return leaf
+        j, t = split
+        left = ((X[idx, j] < t) if strict else (X[idx, j] <= t)) != swap
+        if left.all() or not left.any():
+            return leaf
+        return {
+            "feature": j,
+            "threshold": t,
+            "left": grow(idx[left], depth + 1),
+            "right": grow(idx[~left], depth + 1),
+        }
+
+    return grow(np.arange(len(y)), 0)
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda X, y, d: grow_tree(X, y, d, extra_depth=1), "one level too deep"),
+        (lambda X, y, d: grow_tree(X, y, d, extra_depth=-1), "stops one level early"),
+        (lambda X, y, d: grow_tree(X, y, d, first_class=True), "MAJORITY class"),
+        (lambda X, y, d: grow_tree(X, y, d, swap=True), "Left and right are swapped"),
+        (lambda X, y, d: grow_tree(X, y, d, split_pure=True), "a pure node"),
+        (lambda X, y, d: [grow_tree(X, y, d)], 'a leaf is {"class": k}'),
+        (lambda X, y, d: {"feature": 0, "threshold": 1.0}, 'a leaf is {"class": k}'),
+    ],
+)
+def test_grow_tree_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_grow_tree, wrong, capsys)
+    assert result is False and hint in hint_of(out)
+
+
+def test_grow_tree_strict_comparison_is_not_a_mistake_here(capsys):
+    # thresholds are midpoints, never a data value: x < t and x <= t split the data alike
+    def strict(X, y, max_depth):
+        return grow_tree(X, y, max_depth, strict=True)
+
+    assert verdict(check_grow_tree, strict, capsys)[0] is True
+
+
+# --- Chapter 5: a random forest, from scratch around treelib's trees ---
+
+
+def random_forest(X, y, X_test, n_trees, seed, last_row=True, replace=True, hard=False,
+                  oob_in_bag=False, use_weights=False):  # fmt: skip
+    """The exercise's answer; the keyword arguments build the classic mistakes."""
+    rng, n, k = np.random.default_rng(seed), len(y), int(y.max()) + 1
+    proba, oob = np.zeros((len(X_test), k)), np.zeros((n, k))
+    in_bag = np.zeros((n_trees, n), dtype=np.int64)
+    for t in range(n_trees):
+        rows = rng.integers(0, n if last_row else n - 1, n) if replace else rng.permutation(n)
+        in_bag[t] = np.bincount(rows, minlength=n)
+        tree = DecisionTreeClassifier(
+            max_features="sqrt",
+            min_samples_leaf=MIN_SAMPLES_LEAF,
+            random_state=int(rng.integers(2**31)),
+        )
+        tree.fit(X, y, sample_weight=in_bag[t]) if use_weights else tree.fit(X[rows], y[rows])
+        p = tree.predict_proba(X_test)
+        proba += (np.eye(k)[p.argmax(1)] if hard else p) / n_trees
+        out = np.ones(n, dtype=bool) if oob_in_bag else in_bag[t] == 0
+        if out.any():
+            oob[out] += tree.predict_proba(X[out])
+    scored = oob.sum(1) > 0
+    return proba, float((oob[scored].argmax(1) == y[scored]).mean()), in_bag
+
+
+def test_random_forest_accepts_other_ways_to_bootstrap(capsys):
+    def with_weights(*args):
+        return random_forest(*args, use_weights=True)
+
+    def torch_draws(X, y, X_test, n_trees, seed):
+        generator, n = torch.Generator().manual_seed(seed), len(y)
+        in_bag = torch.stack([torch.bincount(torch.randint(0, n, (n,), generator=generator),
+                                             minlength=n) for _ in range(n_trees)])  # fmt: skip
+        trees = [
+            DecisionTreeClassifier(max_features="sqrt", min_samples_leaf=5, random_state=t).fit(
+                X, y, sample_weight=in_bag[t].numpy()
+            )
+            for t in range(n_trees)
+        ]
+        proba = torch.tensor(np.mean([tree.predict_proba(X_test) for tree in trees], axis=0))
+        votes = sum(
+            tree.predict_proba(X) * (in_bag[t] == 0).numpy()[:, None]
+            for t, tree in enumerate(trees)
+        )
+        return proba, float((votes.argmax(1) == y).mean()), in_bag
+
+    assert verdict(check_random_forest, with_weights, capsys)[0] is True
+    assert verdict(check_random_forest, torch_draws, capsys)[0] is True
+
+
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [
+        ({"last_row": False}, "randint(0, n - 1) can never draw the last row"),
+        ({"replace": False}, "that is a permutation"),
+        ({"hard": True}, "hard (majority) vote"),
+        ({"oob_in_bag": True}, "did you count in-bag rows?"),
+    ],
+)
+def test_random_forest_mistakes(mistake, hint, capsys):
+    result, out = verdict(check_random_forest, lambda *a: random_forest(*a, **mistake), capsys)
+    assert result is False and hint in hint_of(out)
+
+
+def test_random_forest_without_replacement_crashing_on_empty_oob(capsys):
+    def crashes(X, y, X_test, n_trees, seed):
+        rows = np.random.default_rng(seed).permutation(len(y))
+        tree = DecisionTreeClassifier(max_features="sqrt").fit(X[rows], y[rows])
+        tree.predict_proba(X[np.bincount(rows, minlength=len(y)) == 0])  # no row left out
+
+    result, out = verdict(check_random_forest, crashes, capsys)
+    assert result is False and "sampling without replacement" in hint_of(out)
+
+
+def test_random_forest_tolerances_cover_the_spread_over_seeds():
+    """treelib's own forest, with seeds the reference never used, passes the tolerances."""
+    for (X, y, X_test, y_test), (accuracy, oob) in _forest_cases():
+        for seed in range(100, 106):
+            params = dict(min_samples_leaf=MIN_SAMPLES_LEAF, oob_score=True, random_state=seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                forest = RandomForestClassifier(N_TREES, **params).fit(X, y)
+            assert abs(forest.score(X_test, y_test) - accuracy) <= ACCURACY_TOL
+            assert abs(forest.oob_score_ - oob) <= OOB_TOL
+        # and the OOB score counting in-bag rows (about the training accuracy) falls outside
+        assert forest.score(X, y) - oob > OOB_TOL
+
+
+# --- Chapter 6: the SAMME loop, from scratch around treelib's stumps ---
+
+
+def adaboost(X, y, X_test, n_rounds, log_k=True, renormalise=True, start=None, divide=True,
+             half=False, up_correct=False, vote="alpha"):  # fmt: skip
+    """The exercise's answer; the keyword arguments build the classic mistakes."""
+    k, n = int(y.max()) + 1, len(y)
+    w = np.full(n, 1.0 / n if start is None else start)
+    alphas, votes = [], np.zeros((len(X_test), k))
+    for _ in range(n_rounds):
+        stump = DecisionTreeClassifier(max_depth=1, random_state=7).fit(X, y, sample_weight=w)
+        incorrect = stump.predict(X) != y
+        err = w[incorrect].sum() / (w.sum() if divide else 1.0)
+        alpha = (0.5 if half else 1.0) * np.log((1 - err) / err) + (np.log(k - 1) if log_k else 0)
+        w = w * np.exp(alpha * (~incorrect if up_correct else incorrect))
+        w = w / w.sum() if renormalise else w
+        alphas.append(float(alpha))
+        votes[np.arange(len(X_test)), stump.predict(X_test)] += alpha if vote == "alpha" else 1
+        last = stump.predict(X_test)
+    return alphas, (last if vote == "last" else votes.argmax(1))
+
+
+def test_adaboost_renormalising_is_optional_when_the_error_is_divided(capsys):
+    def no_renormalising(*args):
+        return adaboost(*args, renormalise=False)
+
+    assert verdict(check_adaboost, no_renormalising, capsys)[0] is True
+
+
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [
+        ({"log_k": False}, "Forgot the + log(K - 1) term"),
+        ({"renormalise": False, "divide": False}, "renormalise the weights after each update"),
+        ({"start": 1.0, "divide": False}, "the weighted error is sum(w[incorrect]) / sum(w)"),
+        ({"half": True, "log_k": False}, "confidence-rated vote"),
+        ({"up_correct": True}, "multiply the INCORRECT ones"),
+        ({"vote": "count"}, "weight each vote by the stump's alpha"),
+        ({"vote": "last"}, "the last stump's prediction only"),
+    ],
+)
+def test_adaboost_mistakes(mistake, hint, capsys):
+    with np.errstate(all="ignore"):  # the mistakes make NaN and infinite weights
+        result, out = verdict(check_adaboost, lambda *a: adaboost(*a, **mistake), capsys)
+    assert result is False and hint in hint_of(out)
+
+
+def test_adaboost_unweighted_stumps(capsys):
+    def unweighted(X, y, X_test, n_rounds):
+        k, w, alphas = int(y.max()) + 1, np.full(len(y), 1 / len(y)), []
+        for _ in range(n_rounds):
+            incorrect = DecisionTreeClassifier(max_depth=1).fit(X, y).predict(X) != y
+            err = w[incorrect].sum()
+            alphas.append(math.log((1 - err) / err) + math.log(k - 1))
+            w = w * np.exp(alphas[-1] * incorrect)
+            w = w / w.sum()
+        return alphas, np.zeros(len(X_test), dtype=int)
+
+    result, out = verdict(check_adaboost, unweighted, capsys)
+    assert result is False and "sample_weight=w" in hint_of(out)
+
+
+# --- Chapter 7: the segmented cumulative sum, from scratch ---
+
+
+def segmented_cumsum(values, sizes):
+    out, start = torch.empty_like(values), 0
+    for size in sizes.tolist():
+        running = 0.0
+        for i in range(start, start + size):
+            running += float(values[i])
+            out[i] = running
+        start += size
+    return out
+
+
+def no_restart(values, sizes):
+    return values.cumsum(0)
+
+
+def exclusive(values, sizes):
+    return segmented_cumsum(values, sizes) - values
+
+
+def at_start(values, sizes):
+    starts = torch.cumsum(sizes, 0) - sizes
+    segment = torch.repeat_interleave(torch.arange(len(sizes)), sizes)
+    cum = values.cumsum(0)
+    return cum - cum[starts[segment]]
+
+
+def float32(values, sizes):
+    return segmented_cumsum(values, sizes).float()
+
+
+def integers(values, sizes):
+    return segmented_cumsum(values, sizes).long()
+
+
+def one_per_segment(values, sizes):
+    return torch.stack([v.sum() for v in torch.split(values, sizes.tolist())])
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (no_restart, "restart it at every segment"),
+        (exclusive, "That is the exclusive sum"),
+        (at_start, "subtract the total just BEFORE it"),
+        (float32, "Keep the dtype of `values` (float64)"),
+        (integers, "Keep the dtype of `values` (float64)"),
+        (one_per_segment, "one running sum per position"),
+        (lambda values, sizes: segmented_cumsum(values, sizes).numpy(), "Return a torch tensor"),
+    ],
+)
+def test_segmented_cumsum_mistakes(wrong, hint, capsys):
+    result, out = verdict(check_segmented_cumsum, wrong, capsys)
+    assert result is False and hint in hint_of(out)
+
+
+def test_segmented_cumsum_loop_that_skips_empty_segments_wrongly(capsys):
+    def by_nonzero_sizes(values, sizes):  # drops the empty segments, then mis-places the rest
+        return segmented_cumsum(values, sizes[sizes > 0].flip(0))
+
+    result, out = verdict(check_segmented_cumsum, by_nonzero_sizes, capsys)
+    assert result is False and "First failure:" in out
+
+
+# --- Every capstone: the answer passes; errors, stubs and odd answers fail gracefully ---
+
+SOLUTIONS = {
+    "grow_tree": grow_tree,
+    "random_forest": random_forest,
+    "adaboost": adaboost,
+    "segmented_cumsum": segmented_cumsum,
+}
+
+
+def test_every_capstone_is_a_checker():
+    assert set(CAPSTONES) == set(SOLUTIONS) and set(CAPSTONES) <= set(CHECKERS)
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_reference_solution_passes(name, capsys):
+    result, out = verdict(CHECKERS[name], SOLUTIONS[name], capsys)
+    assert result is True
+    assert out.startswith(f"check_{name}: all ") and out.endswith("cases passed. Well done!\n")
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_exception_is_reported_not_raised(name, capsys):
+    def boom(*args):
+        raise ValueError("boom")
+
+    result, out = verdict(CHECKERS[name], boom, capsys)
+    assert result is False
+    assert f"check_{name}: 0/" in out and "raised ValueError: boom" in out
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_stub_is_not_implemented_yet(name, capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    result, out = verdict(CHECKERS[name], stub, capsys)
+    assert result is False and out.startswith(f"check_{name}: not implemented yet.")
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+@pytest.mark.parametrize("answer", [None, "text", [1, 2], (1, 2, 3), torch.zeros(2, 2), {}])
+def test_wrong_return_types_fail_gracefully(name, answer, capsys):
+    result, out = verdict(CHECKERS[name], lambda *args: answer, capsys)
+    assert result is False
+    assert "First failure:" in out and "Hint:" in out
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_not_a_function(name, capsys):
+    result, out = verdict(CHECKERS[name], 0.5, capsys)
+    assert result is False and "expected a function" in out
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_verdicts_are_deterministic(name, capsys):
+    def wrong(*args):
+        return SOLUTIONS[name](*args) if name != "segmented_cumsum" else no_restart(*args)
+
+    first = verdict(CHECKERS[name], wrong, capsys)
+    assert first == verdict(CHECKERS[name], wrong, capsys)
