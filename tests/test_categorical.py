@@ -6,7 +6,12 @@ import pytest
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
-from treelib import DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier
+from treelib import (
+    AdaBoostClassifier,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    RandomForestClassifier,
+)
 
 
 def test_one_vs_rest_separates_a_middle_category():
@@ -58,3 +63,32 @@ def test_regressor_and_forest_accept_categorical_features_by_name():
 def test_bad_categorical_features_raise(value):
     with pytest.raises(ValueError, match="categorical_features"):
         DecisionTreeClassifier(categorical_features=value).fit([[0.0, 1.0], [1.0, 0.0]], [0, 1])
+
+
+def category_frame():
+    rng = np.random.default_rng(2)
+    colour = pd.Categorical(rng.choice(["red", "green", "blue"], 120))
+    frame = pd.DataFrame({"colour": colour, "size": rng.normal(size=120)})
+    return frame, (frame["colour"] == "green").to_numpy().astype(int)
+
+
+@pytest.mark.parametrize(
+    "cls", [DecisionTreeClassifier, RandomForestClassifier, AdaBoostClassifier]
+)
+def test_category_dtype_column_raises_and_says_what_to_do(cls):
+    frame, y = category_frame()
+    with pytest.raises(
+        ValueError, match=r"'category' columns \['colour'\].*cat\.codes.*categorical_features"
+    ):
+        cls().fit(frame, y)
+
+
+def test_the_advice_of_the_category_error_works():
+    frame, y = category_frame()
+    coded = frame.assign(colour=frame["colour"].cat.codes)
+    tree = DecisionTreeClassifier(max_depth=1, categorical_features=["colour"]).fit(coded, y)
+    green = list(frame["colour"].cat.categories).index("green")
+    assert tree.tree_.categorical[0] and tree.tree_.threshold[0] == green
+    assert tree.score(coded, y) == 1.0
+    with pytest.raises(ValueError, match="category"):  # the raw frame at predict time, too
+        tree.predict(frame)

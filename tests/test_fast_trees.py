@@ -2,8 +2,10 @@
 
 import numpy as np
 import pytest
+import torch
 from sklearn.datasets import make_classification, make_regression
 
+import treelib.hist
 from treelib import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
@@ -121,3 +123,52 @@ def test_device_parameter():
 def test_bad_builder_parameters(params, message):
     with pytest.raises(ValueError, match=message):
         DecisionTreeClassifier(**params).fit([[0.0], [1.0]], [0, 1])
+
+
+@pytest.mark.parametrize("seed", range(0, 45, 4))
+def test_sparse_and_dense_histograms_grow_the_same_tree(monkeypatch, seed):
+    # listing only the non-empty cells (small nodes) or counting every cell
+    # (large nodes) is an implementation choice: it must not change the tree
+    X, y, w, params = random_setting(seed)
+    params = dict(params, tree_method="hist", max_bins=16)
+    Tree = (
+        DecisionTreeRegressor if params["criterion"] == "squared_error" else DecisionTreeClassifier
+    )
+    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 0)  # always dense
+    dense = Tree(**params).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # always sparse
+    sparse = Tree(**params).fit(X, y, sample_weight=w)
+    assert_identical(dense, sparse)
+
+
+def test_bins_from_a_subsample_keep_the_exact_case(monkeypatch):
+    # 30 distinct values per column, one of them on a single row: a subsample
+    # of 40 rows misses values, so the column is binned from every row and the
+    # histogram tree is still the exact tree
+    monkeypatch.setattr(treelib.hist, "SUBSAMPLE", 40)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 29, size=(600, 3)).astype(float)
+    X[17, :] = 99.0
+    y = (X[:, 0] + X[:, 1] > 28).astype(int) ^ (rng.random(600) < 0.1)
+    for column in torch.from_numpy(X).float().T:
+        codes, low, high = treelib.hist.bin_feature(column, 255, torch.arange(40))
+        assert torch.equal(low, high) and len(low) == len(torch.unique(column))
+    hist = DecisionTreeClassifier(tree_method="hist", random_state=0).fit(X, y)
+    exact = DecisionTreeClassifier(tree_method="levelwise", random_state=0).fit(X, y)
+    assert_identical(hist, exact)
+
+
+def test_bins_from_a_subsample_on_continuous_data(monkeypatch):
+    monkeypatch.setattr(treelib.hist, "SUBSAMPLE", 500)
+    x = torch.from_numpy(np.random.default_rng(1).normal(size=5000)).float()
+    codes, low, high = treelib.hist.bin_feature(x, 32, torch.arange(500))
+    assert len(low) <= 32 and int(codes.max()) < len(low)
+    order = torch.argsort(x)
+    assert bool((torch.diff(codes[order]) >= 0).all())  # bins are intervals, in order
+    assert bool((low[codes] <= x).all() and (x <= high[codes]).all())
+    # every bin holds about 5000 / 32 samples: the cuts follow the data's quantiles
+    counts = torch.bincount(codes, minlength=len(low))
+    assert int(counts.min()) > 50 and int(counts.max()) < 400
+    Xb = torch.stack([x, -x], 1)
+    bins = treelib.hist.bin_columns(Xb, 32)  # 5000 > SUBSAMPLE rows: cuts from a subsample
+    assert bins.codes.dtype == torch.uint8 and bins.low.shape == (2, 32)

@@ -35,6 +35,27 @@ def _as_tensor(a, dtype=None):
     return torch.from_numpy(a)
 
 
+def check_no_category_columns(X):
+    """Refuse a pandas DataFrame with ``category`` columns, saying what to pass instead.
+
+    Introduced in Chapter 6. Converting the categories' labels to floats would fail
+    (or, for numeric labels, silently order unordered codes), so we ask for the codes
+    and ``categorical_features``, which split such a feature one-vs-rest.
+    """
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items"):
+        return
+    columns = [name for name, dtype in dtypes.items() if str(dtype) == "category"]
+    if columns:
+        example = columns[0]
+        raise ValueError(
+            f"X has pandas 'category' columns {columns}; treelib needs numbers. Pass the "
+            f"category codes instead (e.g. X[{example!r}] = X[{example!r}].cat.codes) and "
+            f"name the columns in categorical_features (e.g. categorical_features={columns}) "
+            "to split them one-vs-rest; use the same codes at predict time."
+        )
+
+
 def check_fit_input(estimator, X, y, sample_weight, *, classifier):
     """Validate ``X, y, sample_weight`` for ``fit`` and return them as tensors.
 
@@ -42,6 +63,7 @@ def check_fit_input(estimator, X, y, sample_weight, *, classifier):
     ``0..K-1`` with ``estimator.classes_`` set; weights are float64 and must be
     non-negative with a positive sum.
     """
+    check_no_category_columns(X)
     X, y = validate_data(
         estimator, _as_numpy(X), _as_numpy(y), dtype=np.float32, y_numeric=not classifier
     )
@@ -60,6 +82,7 @@ def check_fit_input(estimator, X, y, sample_weight, *, classifier):
 def check_predict_input(estimator, X):
     """Check that ``estimator`` is fitted and ``X`` matches it; return X as float32 tensor."""
     check_is_fitted(estimator)
+    check_no_category_columns(X)
     X = validate_data(estimator, _as_numpy(X), dtype=np.float32, reset=False)
     return _as_tensor(X)
 
@@ -95,6 +118,13 @@ def check_max_depth(value):
     if _is_int(value) and value >= 1:
         return int(value)
     raise ValueError(f"max_depth must be None or an int >= 1; got {value!r}.")
+
+
+def check_max_leaf_nodes(value):
+    """None (no limit, depth-first growth) or an int >= 2 (best-first growth)."""
+    if value is None or (_is_int(value) and value >= 2):
+        return value
+    raise ValueError(f"max_leaf_nodes must be None or an int >= 2; got {value!r}.")
 
 
 def check_max_features(value, n_features):

@@ -28,7 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._validation import _as_numpy, _is_int, check_real
+from ._validation import _as_numpy, _is_int, check_no_category_columns, check_real
 from .tree import DecisionTreeClassifier
 
 
@@ -112,6 +112,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_fit_input(self, X, y, sample_weight):
         """Validate without casting X; set ``classes_``; return weights summing to 1."""
+        check_no_category_columns(X)  # converted to an ndarray they would lose their dtype
         X, y = validate_data(
             self, _as_numpy(X), _as_numpy(y), ensure_2d=True, allow_nd=True, dtype=None
         )
@@ -128,6 +129,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def _check_X(self, X):
         """Validate X for prediction: fitted, same number of features, not cast."""
         check_is_fitted(self)
+        check_no_category_columns(X)
         return validate_data(
             self, _as_numpy(X), ensure_2d=True, allow_nd=True, dtype=None, reset=False
         )

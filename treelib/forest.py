@@ -14,12 +14,14 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
 from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
+from .batched import fit_trees_batched
 from .hist import bin_columns
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+from .tree import DecisionTreeClassifier, DecisionTreeRegressor, apply_class_weight
 
 MAX_INT = np.iinfo(np.int32).max
 NO_OOB_WARNING = (
@@ -38,7 +40,7 @@ def bootstrap_counts(seed, n_samples, n_draws):
     return np.bincount(draws, minlength=n_samples)
 
 
-def bootstrap_indices(seed, n_samples, n_draws):
+def bootstrap_indices(seed, n_samples, n_draws, p=None):
     """The rows drawn by :func:`bootstrap_counts`, in drawing order.
 
     Introduced in Chapter 5 (``estimators_samples_``).
@@ -49,12 +51,20 @@ def bootstrap_indices(seed, n_samples, n_draws):
         The tree's ``random_state``.
     n_samples, n_draws : int
         Rows to draw from, and how many draws (with replacement).
+    p : array-like of shape (n_samples,) or None, default=None
+        Draw row ``i`` with probability proportional to ``p[i]`` (scikit-learn's
+        ``RandomState.choice`` recipe); None: uniformly (``randint``). The forest
+        classifiers use it with class weights (``class_weight``), as scikit-learn.
 
     Returns
     -------
     ndarray of int32, shape (n_draws,)
     """
-    return check_random_state(seed).randint(0, n_samples, n_draws, dtype=np.int32)
+    if p is None:
+        return check_random_state(seed).randint(0, n_samples, n_draws, dtype=np.int32)
+    p = np.asarray(p, dtype=np.float64)
+    draws = check_random_state(seed).choice(n_samples, n_draws, replace=True, p=p / p.sum())
+    return draws.astype(np.int32)
 
 
 def n_bootstrap_draws(max_samples, n_samples):
@@ -66,7 +76,9 @@ def n_bootstrap_draws(max_samples, n_samples):
         None: ``n_samples`` draws; an int: that many; a float: ``max(1,
         int(max_samples * n_samples))``. Values above ``n_samples`` (or 1.0) are
         allowed: draws are with replacement. Sample weights do not change the
-        count (each draw picks a row uniformly; the weight multiplies its count).
+        count (each draw picks a row uniformly; the weight multiplies its count),
+        except with ``class_weight`` (see :class:`RandomForestClassifier`), where
+        a float counts weighted rows.
     n_samples : int
 
     Returns
@@ -103,6 +115,7 @@ class BaseForest(BaseEstimator):
     def _tree_params(self):
         names = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf")
         names += ("min_weight_fraction_leaf", "max_features", "min_impurity_decrease")
+        names += ("max_leaf_nodes", "ccp_alpha")
         names += ("categorical_features", "tree_method", "max_bins", "device")
         return {name: getattr(self, name) for name in names}
 
@@ -138,9 +151,17 @@ class BaseForest(BaseEstimator):
         classifier = self._tree_class is DecisionTreeClassifier
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier)
         self._check_params()
+        self._draw_weights = None  # rows drawn uniformly unless class weights say otherwise
+        if classifier:
+            w = self._class_weighted(y, w, sample_weight is not None)
         n = X.shape[0]
         self._n_samples = n
-        self._n_samples_bootstrap = n_bootstrap_draws(self.max_samples, n) if self.bootstrap else n
+        n_weighted = n  # a float max_samples counts weighted rows, as scikit-learn
+        if self._draw_weights is not None and _is_float(self.max_samples):
+            n_weighted = float(self._draw_weights.sum())
+        self._n_samples_bootstrap = n
+        if self.bootstrap:
+            self._n_samples_bootstrap = n_bootstrap_draws(self.max_samples, n_weighted)
         self.estimator_ = self._tree_class(**self._tree_params())
         if classifier:
             self.n_classes_ = len(self.classes_)
@@ -149,7 +170,51 @@ class BaseForest(BaseEstimator):
             self.estimators_ += self._grow_trees(X, y, w, seeds)
         if self.oob_score and (len(seeds) or not hasattr(self, "oob_score_")):
             self._set_oob_score(X, y.numpy())
+        self._subsample_classes = None  # only needed while growing
         return self
+
+    def _class_weighted(self, y, w, weighted):
+        """The sample weights the trees start from, with scikit-learn 1.9's class weights.
+
+        As scikit-learn's forests: a dict or ``"balanced"`` (class frequencies
+        counted with the sample weights) gives each row the weight
+        ``sample_weight * class_weight``; with ``bootstrap`` this product is
+        the probability of drawing the row (kept in ``_draw_weights``) and the
+        trees get the bootstrap counts alone, without it the trees get the
+        product. ``"balanced_subsample"`` (with ``bootstrap``) leaves the draws
+        uniform and :meth:`_in_bag_counts` multiplies each tree's counts by the
+        balanced weights of its own draws. Without ``class_weight`` the sample
+        weights multiply the bootstrap counts (treelib's rule, Chapter 5).
+        """
+        class_weight = self.class_weight
+        self._subsample_classes = None
+        if class_weight is None:
+            return w
+        if class_weight in ("balanced", "balanced_subsample") and self.warm_start:
+            warnings.warn(
+                'class_weight presets "balanced" or "balanced_subsample" are not recommended '
+                "for warm_start if the fitted data differs from the full dataset. In order to "
+                'use "balanced" weights, use compute_class_weight ("balanced", classes, y). '
+                "In place of y you can use a large enough sample of the full training set "
+                "target to properly estimate the class frequency distributions. Pass the "
+                "resulting weights as the class_weight parameter.",
+                UserWarning,
+                stacklevel=3,
+            )
+        if class_weight == "balanced_subsample" and self.bootstrap:
+            self._subsample_classes = y.numpy()
+            return w
+        if class_weight in ("balanced", "balanced_subsample"):
+            labels = self.classes_[y.numpy()]
+            frequencies = w.numpy() if weighted else None
+            balanced = compute_class_weight("balanced", classes=self.classes_, y=labels,
+                                            sample_weight=frequencies)  # fmt: skip
+            class_weight = dict(zip(self.classes_, balanced))
+        w = apply_class_weight(class_weight, self.classes_, y, w)
+        if not self.bootstrap:
+            return w
+        self._draw_weights = w.numpy()
+        return torch.ones_like(w)
 
     def _new_seeds(self):
         """Seeds of the trees to grow; a warm start skips those of the trees it keeps.
@@ -175,27 +240,56 @@ class BaseForest(BaseEstimator):
         return [int(seed) for seed in seeds[n_kept:]]
 
     def _grow_trees(self, X, y, w, seeds):
-        """One tree per seed, each on its bootstrap sample (or on all rows)."""
+        """One tree per seed, each on its bootstrap sample (or on all rows).
+
+        The level-wise and histogram builders grow the trees side by side, a
+        batch at a time (:mod:`treelib.batched`, Chapter 7): the same trees as
+        one by one, with far fewer Python steps. Other settings grow one tree
+        after the other.
+        """
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
         if self.tree_method == "hist" and _is_int(self.max_bins) and self.max_bins >= 2:
             bins = bin_columns(X, self.max_bins)
         trees = []
-        for seed in tqdm(seeds, desc="trees", disable=not self.verbose):
+        for seed in seeds:
             tree = self._tree_class(**self._tree_params(), random_state=seed)
             tree.n_features_in_ = self.n_features_in_
             if hasattr(self, "feature_names_in_"):
                 tree.feature_names_in_ = self.feature_names_in_
             if hasattr(self, "classes_"):
                 tree.classes_ = self.classes_
-            counts = self._in_bag_counts(seed, n)
-            trees.append(tree._fit_tensors(X, y, w * torch.from_numpy(counts), bins))
+            trees.append(tree)
+
+        def weight_of(i):  # tree i's weights: its bootstrap counts times the sample weights
+            return w * torch.from_numpy(self._in_bag_counts(seeds[i], n))
+
+        per_tree = getattr(self, "class_weight", None) == "balanced_subsample"
+        with tqdm(total=len(trees), desc="trees", disable=not self.verbose) as bar:
+            if not per_tree and fit_trees_batched(trees, X, y, weight_of, bins, bar.update):
+                return trees
+            for i, tree in enumerate(trees):
+                tree._fit_tensors(X, y, weight_of(i), bins)
+                bar.update(1)
         return trees
 
     def _in_bag_counts(self, seed, n_samples):
+        """How much each row counts in the tree grown from ``seed``: 0 exactly when out of bag.
+
+        The bootstrap counts (ones without ``bootstrap``); with
+        ``class_weight="balanced_subsample"``, while the forest grows, times the
+        balanced class weights of this bootstrap sample (scikit-learn's
+        ``compute_sample_weight("balanced", y, indices=draws)``).
+        """
         if not self.bootstrap:
             return np.ones(n_samples)
-        return bootstrap_counts(seed, n_samples, self._n_samples_bootstrap)
+        p = getattr(self, "_draw_weights", None)
+        draws = bootstrap_indices(seed, n_samples, self._n_samples_bootstrap, p)
+        counts = np.bincount(draws, minlength=n_samples)
+        classes = getattr(self, "_subsample_classes", None)
+        if classes is None:
+            return counts
+        return counts * compute_sample_weight("balanced", classes, indices=draws)
 
     def _tree_outputs(self, X):
         """Leaf values of every tree for tensor X: shape (n_trees, n_samples, n_values)."""
@@ -265,7 +359,8 @@ class BaseForest(BaseEstimator):
         if not self.bootstrap:
             return [np.arange(self._n_samples, dtype=np.int32) for _ in self]
         n, n_draws = self._n_samples, self._n_samples_bootstrap
-        return [bootstrap_indices(tree.random_state, n, n_draws) for tree in self]
+        p = getattr(self, "_draw_weights", None)
+        return [bootstrap_indices(tree.random_state, n, n_draws, p) for tree in self]
 
     @property
     def feature_importances_(self):
@@ -297,8 +392,19 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     ----------
     n_estimators : int, default=100
     criterion, max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf, \
-min_impurity_decrease
-        Passed to every :class:`~treelib.DecisionTreeClassifier`.
+min_impurity_decrease, max_leaf_nodes, ccp_alpha
+        Passed to every :class:`~treelib.DecisionTreeClassifier` (each tree is
+        grown best-first with ``max_leaf_nodes``, pruned with ``ccp_alpha``).
+    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+        As scikit-learn 1.9 (Chapter 6). A dict or ``"balanced"`` (``n_w /
+        (n_classes * w_k)`` with ``w_k`` the class's total sample weight) gives
+        each row the weight ``sample_weight * class weight``: with ``bootstrap``
+        each tree draws its rows with probabilities proportional to it and is
+        grown on the draw counts alone; without, the trees are grown on it.
+        ``"balanced_subsample"`` draws uniformly and multiplies each tree's
+        counts by the balanced weights of its own draws (repeats counted);
+        without ``bootstrap`` it is ``"balanced"``. The trees themselves get no
+        ``class_weight``.
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
         Features each node searches, drawn afresh at every node.
     bootstrap : bool, default=True
@@ -353,6 +459,9 @@ min_impurity_decrease
         min_weight_fraction_leaf=0.0,
         max_features="sqrt",
         min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        class_weight=None,
+        ccp_alpha=0.0,
         bootstrap=True,
         oob_score=False,
         n_jobs=None,
@@ -373,6 +482,9 @@ min_impurity_decrease
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_features = max_features
         self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
         self.bootstrap = bootstrap
         self.oob_score = oob_score
         self.n_jobs = n_jobs
@@ -396,7 +508,8 @@ min_impurity_decrease
 
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba` (``-inf`` where no tree gives a class any weight)."""
-        return np.log(self.predict_proba(X))
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def predict(self, X):
         """The class with the highest mean probability."""
@@ -433,6 +546,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         min_weight_fraction_leaf=0.0,
         max_features=1.0,
         min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
         bootstrap=True,
         oob_score=False,
         n_jobs=None,
@@ -453,6 +568,8 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_features = max_features
         self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
         self.bootstrap = bootstrap
         self.oob_score = oob_score
         self.n_jobs = n_jobs

@@ -55,6 +55,44 @@ def is_leaf_before_search(n, weight, impurity, depth, rules):
     )
 
 
+def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight):
+    """A new node of the samples ``idx``, and its best allowed split (or None).
+
+    Introduced in Chapter 2. What :func:`grow_tree` does at each node (the
+    stopping rules, then the split search), as one function for the best-first
+    builder; :func:`grow_tree` keeps its own copy inline, so that Chapter 2 can
+    list the recursive builder in one piece. Returns ``(node, split, left)``:
+    ``node`` a dict of the node's fields (a leaf's), ``left`` the mask of the
+    samples of ``idx`` that the split sends left.
+    """
+    node_stats = stats[:, idx].sum(1)
+    weight = float(node_weight(node_stats, criterion))
+    impurity = float(CRITERIA[criterion](node_stats))
+    node = dict(
+        feature=TREE_UNDEFINED, threshold=float(TREE_UNDEFINED), left=TREE_LEAF,
+        right=TREE_LEAF, value=leaf_value(node_stats, criterion), impurity=impurity,
+        n=len(idx), weight=weight, categorical=False,
+    )  # fmt: skip
+    if is_leaf_before_search(len(idx), weight, impurity, depth, rules):
+        return node, None, None
+    X_node = X[idx]
+    split = best_split(
+        X_node, stats[:, idx], criterion,
+        features=draw_features(X_node, rules.max_features, key),
+        categorical=rules.categorical,
+        min_samples_leaf=rules.min_samples_leaf, min_weight_leaf=rules.min_weight_leaf,
+        root_weight=root_weight,
+    )  # fmt: skip
+    if split is None or split.improvement + EPSILON < rules.min_impurity_decrease:
+        return node, None, None
+    return node, split, goes_left(X_node[:, split.feature], split.threshold, split.categorical)
+
+
+def set_split(node, split):
+    """Make ``node`` an inner node that splits by ``split``."""
+    node.update(feature=split.feature, threshold=split.threshold, categorical=split.categorical)
+
+
 def grow_tree(X, stats, criterion, rules, seed):
     """Grow a tree depth-first; node ids come out in preorder.
 
@@ -96,6 +134,61 @@ def grow_tree(X, stats, criterion, rules, seed):
     grow(torch.arange(X.shape[0]), 0, root_key(seed))
     return Tree(
         device=X.device,
+        children_left=[n["left"] for n in nodes],
+        children_right=[n["right"] for n in nodes],
+        feature=[n["feature"] for n in nodes],
+        threshold=[n["threshold"] for n in nodes],
+        value=torch.stack([n["value"] for n in nodes]).unsqueeze(1),
+        impurity=[n["impurity"] for n in nodes],
+        n_node_samples=[n["n"] for n in nodes],
+        weighted_n_node_samples=[n["weight"] for n in nodes],
+        categorical=[n["categorical"] for n in nodes],
+    )
+
+
+def grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes):
+    """Grow at most ``max_leaf_nodes`` leaves, best first, as scikit-learn's BestFirstTreeBuilder.
+
+    Introduced in Chapter 2. Every node is created with its best allowed split
+    (the same rules and search as :func:`grow_tree`) and waits in a frontier;
+    the waiting node whose split has the largest improvement (the weighted
+    impurity decrease, scaled by the node's share of the root weight) is split
+    next, until ``max_leaf_nodes - 1`` nodes have been split; every other node
+    is a leaf. ``max_depth`` and ``min_impurity_decrease`` act when a node is
+    created: a node they stop never enters the race. Ties between equal
+    improvements go to the node created first (scikit-learn's heap leaves
+    that order unspecified). Node ids are in order of creation: the root,
+    then the two children of each split node, left first, in splitting order.
+    The feature order of each node comes from its path (:mod:`treelib.node_random`),
+    so it does not depend on when the node is split.
+    """
+    nodes = []
+    root_weight = float(node_weight(stats.sum(1), criterion))
+    frontier = {}  # node id -> (improvement, split, samples, left mask, depth, key)
+
+    def add(idx, depth, key):
+        node, split, left = evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight)
+        nodes.append(node)
+        if split is not None:
+            frontier[len(nodes) - 1] = (split.improvement, split, idx, left, depth, key)
+        return len(nodes) - 1
+
+    add(torch.arange(X.shape[0]), 0, root_key(seed))
+    for _ in range(max_leaf_nodes - 1):
+        if not frontier:
+            break
+        node_id = max(frontier, key=lambda i: (frontier[i][0], -i))  # ties: the oldest node
+        _, split, idx, left, depth, key = frontier.pop(node_id)
+        set_split(nodes[node_id], split)
+        nodes[node_id]["left"] = add(idx[left], depth + 1, child_keys(key, 0))
+        nodes[node_id]["right"] = add(idx[~left], depth + 1, child_keys(key, 1))
+    return tree_of(nodes, X.device)
+
+
+def tree_of(nodes, device):
+    """A :class:`Tree` from a list of node dicts (the node id is the list index)."""
+    return Tree(
+        device=device,
         children_left=[n["left"] for n in nodes],
         children_right=[n["right"] for n in nodes],
         feature=[n["feature"] for n in nodes],

@@ -15,6 +15,7 @@ feature, ``hist`` grows exactly the tree of the exact builders (same tie rule,
 only tries the bin edges: its trees are close to the exact ones, not equal.
 """
 
+import bisect
 from typing import NamedTuple
 
 import torch
@@ -26,6 +27,8 @@ from .split import FEATURE_THRESHOLD, split_scores, tie_tolerance
 
 MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
 CHUNK = 2**20  # (sample, feature) pairs counted at a time: bounds memory
+SUBSAMPLE = 200_000  # rows the bin edges are computed from (scikit-learn's default)
+SPARSE_RATIO = 16  # list non-empty cells when nodes hold < bins * classes / SPARSE_RATIO samples
 
 
 def sorted_quantiles(values, n_bins):
@@ -39,27 +42,49 @@ def sorted_quantiles(values, n_bins):
     return torch.lerp(values[below], values[above], rank - below)
 
 
-def bin_feature(x, max_bins):
+def bin_feature(x, max_bins, sample=None):
     """Bin codes of one float32 column, and each bin's smallest and largest value.
 
-    Bin ``b`` holds the values ``cut[b-1] < x <= cut[b]``.
+    Bin ``b`` holds the values ``cut[b-1] < x <= cut[b]``. With ``sample`` (row
+    indices) the cuts come from those rows only, as scikit-learn's
+    HistGradientBoosting does for large ``n``; if the sample has at most
+    ``max_bins`` distinct values but the column has a value the sample missed,
+    the column is binned from all rows, so a column with at most ``max_bins``
+    distinct values always gets one bin per value.
     """
+    if sample is not None:
+        values = torch.unique(x.index_select(0, sample))  # sorted
+        every_value = len(values) <= max_bins
+        cuts = values[:-1] if every_value else quantile_cuts(values, max_bins)
+        codes = torch.bucketize(x.contiguous(), cuts)  # cut[b-1] < x <= cut[b]
+        low, high = bin_ranges(x, codes, len(cuts) + 1)
+        if not every_value or bool((low == high).all()):
+            return codes, low, high
     sorted_x, order = torch.sort(x)
     values = torch.unique_consecutive(sorted_x)
     if len(values) <= max_bins:
         cuts = values[:-1]  # one bin per distinct value
     else:
-        cuts = torch.unique(sorted_quantiles(values.double(), max_bins).float())
+        cuts = quantile_cuts(values, max_bins)
     # along the sorted column the code goes up by one after each cut
     steps = torch.zeros(len(x) + 1, dtype=torch.int64, device=x.device)
     steps.index_add_(
         0, torch.searchsorted(sorted_x, cuts, right=True), torch.ones_like(cuts, dtype=torch.int64)
     )
     codes = torch.empty_like(order).scatter_(0, order, torch.cumsum(steps[:-1], 0))
-    n_bins = len(cuts) + 1
+    return (codes, *bin_ranges(x, codes, len(cuts) + 1))
+
+
+def quantile_cuts(values, max_bins):
+    """At most ``max_bins - 1`` cuts at the quantiles of sorted distinct ``values``."""
+    return torch.unique(sorted_quantiles(values.double(), max_bins).float())
+
+
+def bin_ranges(x, codes, n_bins):
+    """Each bin's smallest and largest value (``inf``, ``-inf``: empty)."""
     low = torch.full((n_bins,), float("inf"), device=x.device).scatter_reduce(0, codes, x, "amin")
     high = torch.full((n_bins,), float("-inf"), device=x.device).scatter_reduce(0, codes, x, "amax")
-    return codes, low, high
+    return low, high
 
 
 class Bins(NamedTuple):
@@ -78,11 +103,19 @@ class Bins(NamedTuple):
 
 
 def bin_columns(X, max_bins):
-    """Bin every column of ``X`` (:func:`bin_feature`); bins padded to the largest count."""
+    """Bin every column of ``X`` (:func:`bin_feature`); bins padded to the largest count.
+
+    Above ``SUBSAMPLE`` rows the cuts come from ``SUBSAMPLE`` rows drawn once
+    (seeded: the same rows on every run), as in scikit-learn's HistGradientBoosting.
+    """
     code_type = torch.uint8 if max_bins <= 256 else torch.int32  # one byte per value by default
     codes, lows, highs = [], [], []
+    sample = None
+    if X.shape[0] > SUBSAMPLE:
+        generator = torch.Generator().manual_seed(0)
+        sample = torch.randperm(X.shape[0], generator=generator)[:SUBSAMPLE].to(X.device)
     for column in X.T:
-        c, low, high = bin_feature(column, max_bins)
+        c, low, high = bin_feature(column, max_bins, sample)
         codes.append(c.to(code_type))
         lows.append(low)
         highs.append(high)
@@ -103,12 +136,14 @@ class HistogramSearch:
 
     def __init__(self, X, stats, max_bins=255, criterion="gini", bins=None):
         bins = bin_columns(X, max_bins) if bins is None else bins
-        n, p = X.shape
+        n, p = bins.codes.shape
+        device = bins.codes.device
         self.n_bins = B = bins.low.shape[1]
         self.low, self.high = bins.low, bins.high
         self.stats, self.classify = stats, criterion not in REGRESSION_CRITERIA
+        self.criterion = criterion
         self.n_classes = stats.shape[0] if self.classify else 1
-        self.codes, self.feature_offset = bins.codes, torch.arange(p, device=X.device) * B
+        self.codes, self.feature_offset = bins.codes, torch.arange(p, device=device) * B
         self.feature_offset = self.feature_offset.to(torch.int32)
         self.index_type = torch.int32 if MAX_CELLS * self.n_classes < 2**31 else torch.int64
         self.cells_per_node = p * B * self.n_classes
@@ -116,9 +151,19 @@ class HistogramSearch:
             self.weight = stats.sum(0)  # one class per sample: its weight sits in its class
             self.unit_weights = bool((self.weight == 1).all())
             self.label = stats.argmax(0)
-        self.active = torch.arange(n, device=X.device)  # samples of open nodes, by node
+        self.active = torch.arange(n, device=device)  # samples of open nodes, by node
         self.group = torch.zeros_like(self.active)  # the open node of each active sample
-        self.sizes, self.at_root = torch.tensor([n], device=X.device), True
+        self.sizes, self.at_root = torch.tensor([n], device=device), True
+
+    def start_grouped(self, sizes):
+        """Start from several roots: the samples come root after root, ``sizes`` each.
+
+        A forest grown side by side (:mod:`treelib.batched`) has one root per tree.
+        """
+        roots = torch.arange(len(sizes), device=sizes.device)
+        self.group = torch.repeat_interleave(roots, sizes, output_size=len(self.active))
+        self.sizes, self.at_root = sizes, False
+        return self
 
     def regroup(self, group, n_groups, right):
         """Keep the samples with ``group >= 0``, sorted by group (like ``ExactSearch.regroup``)."""
@@ -156,12 +201,16 @@ class HistogramSearch:
             cell += self.codes.index_select(0, chunk)
             cell = cell.view(-1)
             if integer:
-                part_hist = torch.bincount(cell, None, size * K)[None]
+                parts = [torch.bincount(cell, None, size * K)]
             else:
                 sources = [self.weight] if self.classify else self.stats
                 weights = [s.index_select(0, chunk).repeat_interleave(p) for s in sources]
-                part_hist = torch.stack([torch.bincount(cell, w, size * K) for w in weights])
-            hist = part_hist if hist is None else hist.add_(part_hist)
+                parts = [torch.bincount(cell, w, size * K) for w in weights]
+            if hist is None:  # (no stacking copy for one statistic)
+                hist = parts[0][None] if len(parts) == 1 else torch.stack(parts)
+            else:
+                for row, part_hist in zip(hist, parts):
+                    row.add_(part_hist)
             if with_counts:
                 part_counts = torch.bincount(cell, None, size * K)
                 counts = part_counts if counts is None else counts.add_(part_counts)
@@ -169,61 +218,124 @@ class HistogramSearch:
             counts = counts.view(K, count, p, B).sum(0)
         return hist.view(-1, count, p, B), counts
 
-    def best_splits(self, total, keys, rules, criterion):
-        """Each open node's best split: ``(group, feature, threshold, left statistics)``."""
+    def best_splits(self, total, keys, rules, criterion, trees=None):
+        """Each open node's best split: ``(group, feature, threshold, left statistics)``.
+
+        Nodes are searched a batch at a time. Where the level's nodes are
+        large, each batch gets dense histograms (:meth:`histograms`); where
+        they hold fewer samples on average than a quarter of a node's bins,
+        most bins would be empty, and the batch lists only its non-empty cells
+        (:meth:`sparse_cells`), at a cost that follows the samples, not the bins.
+        ``trees`` (each node's tree, when several grow side by side) is not
+        used: each node's histograms are its own, and the running sums along
+        the list of bins are restarted per (node, feature) by subtraction, as
+        between the nodes of one tree (the tie rule absorbs the rounding).
+        """
         n_groups = total.shape[1]
-        batch = max(1, MAX_CELLS // self.cells_per_node)
         bounds = torch.cat([self.sizes.new_zeros(1), torch.cumsum(self.sizes, 0)]).tolist()
-        found = []
-        for first in range(0, n_groups, batch):  # the samples of a batch of nodes are contiguous
-            count = min(batch, n_groups - first)
+        sparse = bounds[-1] * SPARSE_RATIO < n_groups * self.n_bins * self.n_classes
+        batch = max(1, MAX_CELLS // self.cells_per_node)
+        max_rows = max(1, CHUNK // self.codes.shape[1])
+        found, first = [], 0
+        while first < n_groups:  # the samples of a batch of nodes are contiguous
+            if sparse:  # as many nodes as hold at most max_rows samples (at least one)
+                end = bisect.bisect_right(bounds, bounds[first] + max_rows) - 1
+                count = max(1, min(end, n_groups) - first)
+            else:
+                count = min(batch, n_groups - first)
             lo, hi = bounds[first], bounds[first + count]
             rows, local = self.active[lo:hi], self.group[lo:hi] - first
-            if self.at_root:  # every sample, in their original order
-                rows = None
-            hist = self.histograms(rows, local, count, rules.min_samples_leaf > 1)
+            with_counts = rules.min_samples_leaf > 1
+            if sparse:
+                cells = self.sparse_cells(rows, local, with_counts)
+            else:
+                cells = self.dense_cells(None if self.at_root else rows, local, count, with_counts)
             found.append(
-                self.best_in_batch(*hist, first, total, self.sizes, keys, rules, criterion)
+                self.best_in_cells(*cells, count, first, total, self.sizes, keys, rules, criterion)
             )
+            first += count
         return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
 
-    def best_in_batch(self, hist, counts, first, total, sizes, keys, rules, criterion):
-        """Each node's best split from its histograms, nodes ``first, first + 1, ...``.
+    def dense_cells(self, rows, local, count, with_counts):
+        """The non-empty cells of ``count`` nodes, from dense histograms (:meth:`histograms`).
 
-        Only non-empty bins matter: listed in (node, feature, bin) order, the
-        next entry of the same (node, feature) is the next non-empty bin, the
-        right side of a split after this one.
+        Returns ``(cell, values, n_in)`` as :meth:`sparse_cells` does.
         """
-        _, count, p, B = hist.shape
-        present = node_weight(hist, criterion) > 0  # zero-weight samples were dropped
-        constant = present.sum(-1) <= 1 if rules.max_features < p else None
+        hist, counts = self.histograms(rows, local, count, with_counts)
+        present = node_weight(hist, self.criterion) > 0  # zero-weight samples were dropped
+        cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (node, feature, bin) order
+        values = hist.view(hist.shape[0], -1).index_select(1, cell)
+        return cell, values, None if counts is None else counts.view(-1).index_select(0, cell)
+
+    def sparse_cells(self, rows, local, with_counts):
+        """The non-empty (node, feature, bin) cells of the nodes of ``rows``, listed.
+
+        ``local`` numbers the samples' nodes from 0. Returns ``cell`` (sorted
+        ids ``(node * p + feature) * B + bin``), ``values`` (the cells'
+        statistics, ``(n_stats, n_cells)``) and ``n_in`` (their sample counts,
+        if asked, else None). Cost: a sort of ``len(rows) * p`` ids.
+        """
+        p, B, K = self.codes.shape[1], self.n_bins, self.n_classes
+        codes = self.codes.index_select(0, rows).to(torch.int64)
+        cell = (local[:, None] * (p * B) + self.feature_offset.to(torch.int64) + codes).view(-1)
+        n_in = None
+        if self.classify:  # one id per (cell, class): each class's weight summed apart
+            key = cell * K + self.label.index_select(0, rows).repeat_interleave(p)
+            keys, inverse = torch.unique(key, return_inverse=True)
+            w = self.weight.index_select(0, rows).repeat_interleave(p)
+            sums = torch.zeros(len(keys), dtype=w.dtype, device=w.device).index_add_(0, inverse, w)
+            cell, where = torch.unique_consecutive(keys // K, return_inverse=True)
+            values = torch.zeros(K, len(cell), dtype=w.dtype, device=w.device)
+            values[keys % K, where] = sums
+            if with_counts:
+                per_key = torch.bincount(inverse, minlength=len(keys))
+                n_in = torch.zeros_like(cell).index_add_(0, where, per_key)
+        else:
+            cell, inverse = torch.unique(cell, return_inverse=True)
+            stats = self.stats.index_select(1, rows).repeat_interleave(p, dim=1)
+            values = stats.new_zeros(len(stats), len(cell)).index_add_(1, inverse, stats)
+            if with_counts:
+                n_in = torch.bincount(inverse, minlength=len(cell))
+        return cell, values, n_in
+
+    def best_in_cells(self, cell, values, n_in, count, first, total, sizes, keys, rules, criterion):
+        """Each node's best split from its non-empty cells, nodes ``first, first + 1, ...``.
+
+        ``cell``, ``values``, ``n_in``: from :meth:`dense_cells` or
+        :meth:`sparse_cells`. Only non-empty bins matter: listed in (node,
+        feature, bin) order, the next entry of the same (node, feature) is the
+        next non-empty bin, the right side of a split after this one.
+        """
+        p, B = self.codes.shape[1], self.n_bins
+        row = cell // B  # node * p + feature
+        constant = None
+        if rules.max_features < p:  # a feature with one non-empty bin is constant
+            constant = (torch.bincount(row, minlength=count * p) <= 1).view(count, p)
         ranks = search_ranks(keys[first : first + count], p, rules.max_features, constant)
-        hist, present = hist.view(hist.shape[0], count * p, B), present.view(count * p, B)
-        searched = None  # the (node, feature) rows to scan: all, or those the nodes search
-        if rules.max_features < p:
-            searched = torch.nonzero(ranks.view(-1) < p).squeeze(1)
-            hist, present = hist.index_select(1, searched), present.index_select(0, searched)
-            counts = None if counts is None else counts.view(count * p, B).index_select(0, searched)
-        cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (row, bin) order
-        row = cell // B
+        if rules.max_features < p:  # scan only the (node, feature) rows the nodes search
+            searched = torch.nonzero(torch.take(ranks, row) < p).squeeze(1)
+            cell, row, values = cell[searched], row[searched], values[:, searched]
+            n_in = None if n_in is None else n_in[searched]
         same_row = row[1:] == row[:-1]
         # left children: a cumulative sum along the list, restarted at each row
-        cum = hist.view(hist.shape[0], -1).index_select(1, cell).cumsum(1)
         starts_here = torch.arange(1, max(len(cell), 1), device=cell.device)  # element k + 1
         row_start = torch.cummax(torch.where(same_row, 0, starts_here), 0).values
         j = torch.nonzero(same_row).squeeze(1)
-        before = cum.index_select(1, (row_start.index_select(0, j) - 1).clamp(min=0))
-        left = cum.index_select(1, j) - torch.where(row_start.index_select(0, j) > 0, before, 0)
-        left = left.to(total.dtype)
+        start = row_start.index_select(0, j)
+
+        def left_of(cum):  # the running sum at j, minus the one before the row's start
+            before = cum.index_select(-1, (start - 1).clamp(min=0))
+            return cum.index_select(-1, j) - torch.where(start > 0, before, 0)
+
+        left = left_of(values.cumsum(-1)).to(total.dtype)
         nxt = cell.index_select(0, j + 1) % B  # a candidate after each non-empty bin
         cell, row = cell.index_select(0, j), row.index_select(0, j)
-        row_of_node = row if searched is None else searched[row]  # node * p + feature
-        g, f, b = row_of_node // p, row_of_node % p, cell % B
-        rank = torch.take(ranks, row_of_node)
+        g, f, b = row // p, row % p, cell % B
+        rank = torch.take(ranks, row)
         low, high = torch.take(self.low, f * B + nxt), torch.take(self.high, f * B + b)
         allowed = (low > high + FEATURE_THRESHOLD) & (rank < p)
         if rules.min_samples_leaf > 1:
-            n_left = torch.take(counts.cumsum(-1), cell)
+            n_left = left_of(n_in.cumsum(0))
             n_right = sizes[first + g] - n_left
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
         right = total[:, first + g] - left

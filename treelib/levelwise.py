@@ -78,6 +78,32 @@ def apply_positions(values, positions, n_kept):
     return out.scatter_(-1, positions.expand_as(values), values)[..., :n_kept]
 
 
+def cumsum_by_tree(values, lengths=None):
+    """Cumulative sum along the last axis, restarted where each tree's part begins.
+
+    ``lengths`` lists the parts' lengths (``None``: one part). A forest grown
+    batched (:mod:`treelib.batched`) sums each tree's samples from zero, as the
+    tree grown alone does, so both round alike.
+    """
+    if lengths is None:
+        return values.cumsum(-1)
+    return torch.cat([part.cumsum(-1) for part in values.split(lengths, -1)], -1)
+
+
+def tree_parts(trees, sizes):
+    """``(nodes per tree, samples per tree)`` as lists, for :func:`cumsum_by_tree`.
+
+    ``trees`` is each node's tree (nodes grouped by tree), ``sizes`` its sample
+    count; ``None`` gives ``(None, None)``: one tree.
+    """
+    if trees is None:
+        return None, None
+    _, nodes = torch.unique_consecutive(trees, return_counts=True)
+    ends = torch.cumsum(nodes, 0) - 1
+    samples = torch.diff(torch.cumsum(sizes, 0)[ends], prepend=sizes.new_zeros(1))
+    return nodes.tolist(), samples.tolist()
+
+
 def segmented_argmax(scores, segment, tie_key, n_segments, tol=0.0):
     """Per segment, the position with the highest score (lowest ``tie_key`` on ties).
 
@@ -96,7 +122,7 @@ def segmented_argmax(scores, segment, tie_key, n_segments, tol=0.0):
     return is_best & (key == best_key[segment])
 
 
-def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion):
+def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
     """Score every ``x <= t`` candidate of every node of a level; return each node's best.
 
     ``xs`` is ``(p, n_active)``: per feature, the values of the samples of the
@@ -106,6 +132,8 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion):
     positions in every row, so whatever depends only on the node is a vector
     over positions, shared by the ``p`` rows. Features are scored a block of
     rows at a time (``BLOCK`` elements), which bounds the temporary arrays.
+    ``trees`` gives each node's tree when several trees grow side by side:
+    each tree's cumulative sums then start from zero (:func:`cumsum_by_tree`).
     """
     p, n_active = xs.shape
     m, device = len(sizes), xs.device
@@ -113,9 +141,11 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion):
     node = torch.repeat_interleave(torch.arange(m, device=device), sizes, output_size=n_active)
     n_left = positions - segment_starts(sizes)[node] + 1
     n_right = sizes[node] - n_left
+    node_parts, parts = tree_parts(trees, sizes)
     shared = dict(
         node=node,
-        earlier=(torch.cumsum(total, 1) - total)[:, None, node],  # totals of the earlier nodes
+        parts=parts,
+        earlier=(cumsum_by_tree(total, node_parts) - total)[:, None, node],  # earlier nodes' totals
         total=total[:, None, node],
         big_enough=(n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf),
     )
@@ -144,16 +174,19 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion):
     t = a / 2 + b / 2
     threshold = torch.where((t == b) | t.isinf(), a, t)  # scikit-learn's midpoint rule
     # the winners' left children: a cumulative sum along each node's chosen row
-    chosen = sorted_stats[:, feature[node], positions].cumsum(-1)  # (n_stats, n_active)
+    chosen = cumsum_by_tree(sorted_stats[:, feature[node], positions], parts)  # (n_stats, n_active)
     start = segment_starts(sizes)[searched]
-    before = torch.where(start > 0, chosen[:, (start - 1).clamp(min=0)], 0.0)
+    first_of_tree = torch.zeros(n_active + 1, dtype=torch.bool, device=device)
+    first_of_tree[segment_starts(torch.tensor(parts or [n_active], device=device))] = True
+    restarts = first_of_tree[start]  # a tree's first node: nothing before it
+    before = torch.where(restarts, 0.0, chosen[:, (start - 1).clamp(min=0)])
     return searched, f, threshold, chosen[:, i] - before
 
 
 def block_scores(xs, sorted_stats, shared, rules, criterion):
     """The scores of a block of feature rows (``-inf``: not a candidate)."""
     # segmented cumulative sum: the running sum minus the totals of the earlier nodes
-    left = sorted_stats.cumsum(-1) - shared["earlier"]  # (n_stats, rows, n_active)
+    left = cumsum_by_tree(sorted_stats, shared["parts"]) - shared["earlier"]  # (n_stats, rows, n)
     right = shared["total"] - left
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
@@ -188,6 +221,33 @@ class ExactSearch:
         self.sorted_stats = take(stats, self.order)  # (n_stats, p, n)
         self.sizes = torch.tensor([X.shape[0]], device=X.device)
 
+    @classmethod
+    def for_trees(cls, X, stats, rows, sizes):
+        """The search of many trees grown side by side (:mod:`treelib.batched`).
+
+        Sample ``i`` is row ``rows[i]`` of ``X``; the samples come tree after
+        tree (``sizes`` each), each tree's in increasing row order. Each row of
+        ``X.T`` is sorted once; each tree's samples are then picked out of that
+        order, so inside a tree equal values keep their row order, as a tree
+        grown alone sorts them.
+        """
+        search = cls.__new__(cls)
+        XT = X.T.contiguous()
+        order = torch.argsort(XT, dim=1, stable=True)  # (p, n)
+        trees = torch.arange(len(sizes), device=X.device)
+        tree = torch.repeat_interleave(trees, sizes, output_size=len(rows))
+        sample = torch.full((len(sizes), X.shape[0]), -1, dtype=torch.int64, device=X.device)
+        sample[tree, rows] = torch.arange(len(rows), device=X.device)
+        parts = []
+        for t in range(len(sizes)):  # tree t's samples, in each feature's sorted order
+            ids = sample[t].index_select(0, order.view(-1)).view(order.shape)
+            parts.append(ids[ids >= 0].view(X.shape[1], -1))
+        search.order = torch.cat(parts, 1)
+        search.xs = torch.gather(XT, 1, torch.take(rows, search.order))
+        search.sorted_stats = take(stats, search.order)
+        search.sizes = sizes
+        return search
+
     def regroup(self, group, n_groups, right):
         """Keep samples with ``group >= 0``, regrouped by group, each group still sorted.
 
@@ -210,13 +270,16 @@ class ExactSearch:
         last = start + self.sizes - 1
         return (self.xs[:, last] <= self.xs[:, start] + FEATURE_THRESHOLD).T
 
-    def best_splits(self, total, keys, rules, criterion):
-        """Each open node's best split: ``(group, feature, threshold, left statistics)``."""
+    def best_splits(self, total, keys, rules, criterion, trees=None):
+        """Each open node's best split: ``(group, feature, threshold, left statistics)``.
+
+        ``trees``: each open node's tree, when several trees grow side by side.
+        """
         p = self.xs.shape[0]
         if rules.max_features >= p:
             ranks = search_ranks(keys, p, p)
             return level_candidates(
-                self.xs, self.sorted_stats, self.sizes, total, ranks, rules, criterion
+                self.xs, self.sorted_stats, self.sizes, total, ranks, rules, criterion, trees
             )
         # each node searches at most max_features features: gather only those rows
         ranks = search_ranks(keys, p, rules.max_features, self.constant_features())
@@ -229,7 +292,7 @@ class ExactSearch:
         stats = torch.stack([torch.gather(s, 0, rows) for s in self.sorted_stats])
         slot_ranks = torch.where(slot_rank < p, torch.arange(k, device=device), k)  # in order
         groups, slot, threshold, left = level_candidates(
-            xs, stats, self.sizes, total, slot_ranks, rules, criterion
+            xs, stats, self.sizes, total, slot_ranks, rules, criterion, trees
         )
         return groups, drawn[groups, slot], threshold, left
 
@@ -241,10 +304,26 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
     default) or on histograms (:class:`treelib.hist.HistogramSearch`).
     """
     search = ExactSearch(X, stats) if search is None else search
+    root_weight = node_weight(stats.sum(1), criterion)[None]
+    node_of = torch.zeros(X.shape[0], dtype=torch.int64, device=X.device)
+    keys = root_key(seed, X.device)
+    levels = grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search)
+    return assemble_preorder(levels, X.device)
+
+
+def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, rows=None):
+    """The level loop, for one tree or for many grown side by side (a forest).
+
+    ``node_of`` gives each sample its root (``-1``: in no tree), ``keys`` and
+    ``root_weight`` are the roots' keys and total weights. With several roots a
+    "sample" is one sample of one tree (:mod:`treelib.batched`) and ``rows[i]``
+    is its row of ``X`` (``None``: sample ``i`` is row ``i``). Nodes of one level
+    are numbered tree after tree, so every tree's nodes stay contiguous. Returns
+    the levels: per node its arrays and ``"tree"``, the index of its root.
+    """
     impurity_of, device = CRITERIA[criterion], X.device
-    root_weight = node_weight(stats.sum(1), criterion)
-    node_of = torch.zeros(X.shape[0], dtype=torch.int64, device=device)  # -1: in a leaf
-    keys, levels = root_key(seed, device), []
+    tree, levels = torch.arange(len(keys), device=device), []
+    several = len(keys) > 1
     while True:
         m, samples = len(keys), torch.nonzero(node_of >= 0).squeeze(1)
         node = node_of.index_select(0, samples)
@@ -253,32 +332,36 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
         sizes = torch.bincount(node, minlength=m)
         weight, impurity = node_weight(total, criterion), impurity_of(total)
         level = new_level(total, sizes, weight, impurity, criterion)
+        level["tree"] = tree
         levels.append(level)
         is_open = node_is_open(sizes, weight, impurity, len(levels) - 1, rules)
         open_nodes = torch.nonzero(is_open).squeeze(1)
         if len(open_nodes) == 0:
             break
-        if len(levels) > 1:  # the root's samples are already in place
+        if len(levels) > 1 or len(open_nodes) < m:  # the roots' samples are already in place
             group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)
             group = torch.where(node_of >= 0, take(group_of_node, node_of.clamp(min=0)), -1)
             search.regroup(group, len(open_nodes), open_nodes % 2 == 1)
-        found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion)
+        trees = tree[open_nodes] if several else None
+        found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
         groups, f, threshold, left = found
         nodes = open_nodes[groups]
         right = total[:, nodes] - left
         w, wl, wr = weight[nodes], node_weight(left, criterion), node_weight(right, criterion)
         decrease = impurity[nodes] - wr / w * impurity_of(right) - wl / w * impurity_of(left)
-        keep = (w / root_weight) * decrease + EPSILON >= rules.min_impurity_decrease
+        share = w / root_weight[tree[nodes]]
+        keep = share * decrease + EPSILON >= rules.min_impurity_decrease
         nodes, f, threshold = nodes[keep], f[keep], threshold[keep]
         if len(nodes) == 0:
             break
         nodes, sort = torch.sort(nodes)
         level["feature"][nodes], level["threshold"][nodes] = f[sort], threshold[sort]
         level["child"][nodes] = 2 * torch.arange(len(nodes), device=device)
-        node_of = next_level_nodes(X, samples, node, level)
+        node_of = next_level_nodes(X, samples, node, level, rows)
         sides = torch.arange(2 * len(nodes), device=device) % 2
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
-    return assemble_preorder(levels, device)
+        tree = tree[nodes].repeat_interleave(2)
+    return levels
 
 
 def new_level(total, sizes, weight, impurity, criterion):
@@ -292,15 +375,17 @@ def new_level(total, sizes, weight, impurity, criterion):
     )  # fmt: skip
 
 
-def next_level_nodes(X, samples, node, level):
+def next_level_nodes(X, samples, node, level, rows=None):
     """Send each sample of a split node to its child; samples in leaves get -1.
 
-    ``samples`` are the samples still in the tree and ``node`` their node.
+    ``samples`` are the samples still in the tree and ``node`` their node;
+    ``rows`` maps samples to rows of ``X`` (``None``: sample ``i`` is row ``i``).
     """
     child = take(level["child"], node)
-    x = torch.take(X, samples * X.shape[1] + take(level["feature"], node).clamp(min=0)).double()
+    row = samples if rows is None else torch.take(rows, samples)
+    x = torch.take(X, row * X.shape[1] + take(level["feature"], node).clamp(min=0)).double()
     goes_right = (~(x <= take(level["threshold"], node))).long()
-    new = torch.full((X.shape[0],), -1, device=X.device)
+    new = torch.full((X.shape[0] if rows is None else len(rows),), -1, device=X.device)
     return new.index_copy_(0, samples, torch.where(child >= 0, child + goes_right, -1))
 
 

@@ -67,7 +67,8 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=True)
         criterion = check_criterion(self.criterion, CLASSIFICATION_CRITERIA)
         min_leaf = check_min_samples_leaf(self.min_samples_leaf, len(X))
-        stats = target_stats(y, w, criterion, len(self.classes_))
+        self.n_classes_ = len(self.classes_)
+        stats = target_stats(y, w, criterion, self.n_classes_)
         X, stats = X[w > 0], stats[:, w > 0]  # zero-weight samples take no part
         total = stats.sum(1)
 
@@ -92,6 +93,11 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
             return np.repeat(self.value_[:1], len(X), axis=0)
         goes_right = (X[:, self.feature_].double() > self.threshold_).numpy()
         return self.value_[goes_right.astype(np.int64)]
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba` (``-inf`` for a class absent from the side)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def predict(self, X):
         """The most likely class (the lowest one on a tie)."""

@@ -9,8 +9,10 @@ from contextlib import contextmanager
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils import check_random_state
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils import Bunch, check_random_state
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
     _is_int,
@@ -19,15 +21,17 @@ from ._validation import (
     check_fit_input,
     check_max_depth,
     check_max_features,
+    check_max_leaf_nodes,
     check_min_samples_leaf,
     check_min_samples_split,
     check_predict_input,
     check_real,
 )
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, target_stats
-from .grow import StoppingRules, grow_tree
+from .grow import StoppingRules, grow_tree, grow_tree_best_first
 from .hist import HistogramSearch
 from .levelwise import grow_tree_levelwise
+from .pruning import prune, pruning_path
 
 TREE_METHODS = ("recursive", "levelwise", "hist")
 
@@ -46,6 +50,44 @@ def one_cpu_thread(device):
         yield
     finally:
         torch.set_num_threads(threads)
+
+
+def apply_class_weight(class_weight, classes, y, sample_weight):
+    """``sample_weight`` times the weight of each sample's class. Introduced in Chapter 6.
+
+    As scikit-learn's trees and forests: ``compute_sample_weight(class_weight, labels)``
+    on the original labels (``classes[y]``), multiplied into the sample weights.
+
+    Parameters
+    ----------
+    class_weight : dict, "balanced" or None
+    classes : ndarray of shape (n_classes,)
+        The sorted labels; ``y`` holds their indices.
+    y : int64 tensor of shape (n_samples,)
+    sample_weight : float64 tensor of shape (n_samples,)
+
+    Returns
+    -------
+    float64 tensor of shape (n_samples,)
+    """
+    if class_weight is None:
+        return sample_weight
+    if isinstance(class_weight, (list, tuple)):
+        raise ValueError(
+            "class_weight as a list of dicts is for multi-output targets, and treelib's "
+            "trees have one output: pass one dict {label: weight} or 'balanced'."
+        )
+    if not (isinstance(class_weight, dict) or class_weight == "balanced"):
+        raise ValueError(
+            "class_weight must be None, 'balanced' or a dict {label: weight}; "
+            f"got {class_weight!r}."
+        )
+    labels = classes[y.numpy()]
+    expanded = torch.from_numpy(compute_sample_weight(class_weight, labels))
+    sample_weight = sample_weight * expanded
+    if not sample_weight.sum() > 0:
+        raise ValueError("class_weight times sample_weight must have a positive sum; it is 0.")
+    return sample_weight
 
 
 class BaseDecisionTree(BaseEstimator):
@@ -75,7 +117,32 @@ class BaseDecisionTree(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=self._is_classifier)
+        if self._is_classifier:
+            w = apply_class_weight(self.class_weight, self.classes_, y, w)
         return self._fit_tensors(X, y, w)
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The cost-complexity pruning path of the tree grown on ``(X, y)``.
+
+        Introduced in Chapter 2. As scikit-learn: a copy with ``ccp_alpha=0``
+        is fitted (every other parameter kept) and weakest-link pruning is run
+        on it down to the root (:mod:`treelib.pruning`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+
+        Returns
+        -------
+        sklearn.utils.Bunch
+            ``ccp_alphas``: effective alphas of the subtrees along the path,
+            increasing, the first 0; ``impurities``: the sum over the
+            subtree's leaves of ``W_t i_t / W`` for each of them.
+        """
+        tree = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        return Bunch(**pruning_path(tree.tree_))
 
     def _fit_tensors(self, X, y, w, bins=None):
         """Fit on validated tensors (the forest calls this to skip re-validation).
@@ -83,6 +150,7 @@ class BaseDecisionTree(BaseEstimator):
         ``bins``: the histogram builder's bins of ``X``, if already computed.
         """
         criterion = check_criterion(self.criterion, self._criteria)
+        ccp_alpha = check_real("ccp_alpha", self.ccp_alpha, 0.0)
         rules = self._stopping_rules(X.shape[0], X.shape[1], float(w.sum()))
         n_classes = len(self.classes_) if self._is_classifier else None
         stats = target_stats(y, w, criterion, n_classes)
@@ -94,10 +162,13 @@ class BaseDecisionTree(BaseEstimator):
             bins = None if bins is None else bins.select(keep)
         X, stats = X.to(device), stats.to(device)
         bins = None if bins is None else bins.to(device)
-        self.tree_ = self._grow(X, stats, criterion, rules, seed, bins)
-        self.tree_.n_features = X.shape[1]
+        tree = self._grow(X, stats, criterion, rules, seed, bins)
+        tree.n_features = X.shape[1]
+        self.tree_ = prune(tree, ccp_alpha)  # pruning post-processes any builder's tree
         self.max_features_ = rules.max_features
         self.n_outputs_ = 1
+        if self._is_classifier:
+            self.n_classes_ = len(self.classes_)
         return self
 
     def _device(self):
@@ -110,7 +181,9 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Categorical features are only handled by the recursive builder.
+        Categorical features are only handled by the recursive builder. With
+        ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
+        exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
         if self.tree_method not in TREE_METHODS:
             raise ValueError(
@@ -118,7 +191,10 @@ class BaseDecisionTree(BaseEstimator):
             )
         if self.tree_method == "hist" and not (_is_int(self.max_bins) and self.max_bins >= 2):
             raise ValueError(f"max_bins must be an int >= 2; got {self.max_bins!r}.")
+        max_leaf_nodes = check_max_leaf_nodes(self.max_leaf_nodes)
         with one_cpu_thread(X.device):
+            if max_leaf_nodes is not None:
+                return grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes)
             if self.tree_method == "recursive" or rules.categorical:
                 return grow_tree(X, stats, criterion, rules, seed)
             search = None  # exact
@@ -167,7 +243,11 @@ class BaseDecisionTree(BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Mean decrease in impurity (MDI) per feature, summing to one."""
+        """Mean decrease in impurity (MDI) per feature, summing to one.
+
+        Raises ``NotFittedError`` before ``fit``, as scikit-learn.
+        """
+        check_is_fitted(self)
         return self.tree_.compute_feature_importances()
 
 
@@ -192,6 +272,20 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Seeds the feature order, which breaks ties between equally good splits.
     min_impurity_decrease : float, default=0.0
         Split only if the weighted impurity decrease reaches this value.
+    max_leaf_nodes : int >= 2 or None, default=None
+        Grow best-first (Chapter 2): always split the open node whose split
+        decreases the weighted impurity most, until the tree has this many
+        leaves (or no node can be split). None: grow depth-first, unlimited.
+        Every ``tree_method`` then grows the same tree with the exact split
+        search (``max_bins`` is unused).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` (Chapter 6):
+        ``{label: weight}``, or ``"balanced"``: ``n_samples / (n_classes *
+        count of the class)``, as scikit-learn's ``compute_sample_weight``.
+    ccp_alpha : float >= 0, default=0.0
+        Cost-complexity pruning (Chapter 2): after growing, keep the subtree
+        with the largest effective alpha at most ``ccp_alpha``
+        (:mod:`treelib.pruning`). 0: no pruning.
     categorical_features : indices, boolean mask, column names or None, default=None
         Features whose values are unordered codes: they are split one-vs-rest,
         ``x == c`` left and ``x != c`` right (Chapter 6).
@@ -214,6 +308,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         The fitted tree as flat numpy arrays (scikit-learn's field names, dtypes
         and shapes); ``tree_.to_torch()`` gives them as tensors.
     classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only if X had column names)
     max_features_ : int
@@ -243,6 +338,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
         min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        class_weight=None,
+        ccp_alpha=0.0,
         categorical_features=None,
         tree_method="levelwise",
         max_bins=255,
@@ -256,6 +354,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.max_features = max_features
         self.random_state = random_state
         self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
         self.tree_method = tree_method
         self.max_bins = max_bins
@@ -264,6 +365,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict_proba(self, X):
         """Class fractions (weighted) of the leaf each sample falls in."""
         return self._leaf_values(X)
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba` (``-inf`` for a class absent from the leaf).
+
+        Introduced in Chapter 2, as scikit-learn's method.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def predict(self, X):
         """The most likely class of each sample (the lowest class on a tie)."""
@@ -275,8 +384,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """A CART regression tree (squared error). Introduced in Chapter 3.
 
     Parameters are those of :class:`DecisionTreeClassifier`, except
-    ``criterion``, which is ``"squared_error"``; a leaf predicts the weighted
-    mean of its targets.
+    ``criterion``, which is ``"squared_error"``, and ``class_weight``, which it
+    does not have; a leaf predicts the weighted mean of its targets.
 
     Examples
     --------
@@ -299,6 +408,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         max_features=None,
         random_state=None,
         min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        ccp_alpha=0.0,
         categorical_features=None,
         tree_method="levelwise",
         max_bins=255,
@@ -312,6 +423,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.max_features = max_features
         self.random_state = random_state
         self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
         self.tree_method = tree_method
         self.max_bins = max_bins

@@ -3,7 +3,10 @@
 Introduced in Chapter 2 (``notebooks/02_cart_classification``).
 
 Node ``0`` is the root and ids follow preorder (a node, then its whole left
-subtree, then its right subtree). A leaf has ``children_left == -1`` and
+subtree, then its right subtree), except in trees grown best-first
+(``max_leaf_nodes``), whose ids follow creation order as scikit-learn's; in
+both, a parent's id is smaller than its children's, which is all the methods
+below rely on. A leaf has ``children_left == -1`` and
 ``feature == -2``. What a user reads after ``fit`` follows scikit-learn: every
 field is a numpy array, indexed by node id, with the dtype and shape of
 ``sklearn.tree._tree.Tree``. torch stays the engine: the builders grow the tree
@@ -130,7 +133,7 @@ class Tree:
     def compute_node_depths(self):
         """Depth of every node counting the root as 1, as scikit-learn's method."""
         parent, depth = self._parents(), np.ones(self.node_count, dtype=np.int64)
-        for node in range(1, self.node_count):  # preorder: a parent precedes its children
+        for node in range(1, self.node_count):  # a parent's id precedes its children's
             depth[node] = depth[parent[node]] + 1
         return depth
 
@@ -235,8 +238,8 @@ class Tree:
     def path_matrix(self, leaves):
         """The decision-path matrix of samples that end in ``leaves``.
 
-        A sample's row is its leaf and the leaf's ancestors (in preorder an
-        ancestor has a smaller id, so climbing from the leaf fills the row from
+        A sample's row is its leaf and the leaf's ancestors (an ancestor
+        has a smaller id, so climbing from the leaf fills the row from
         its end); all samples climb together, one parent step per depth.
 
         Parameters

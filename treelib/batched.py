@@ -1,0 +1,219 @@
+"""Growing many trees at once: the tree is one more batch dimension.
+
+Introduced in Chapter 7 (``notebooks/07_fast_trees``). A forest's trees grown
+one after the other pay the level loop's Python overhead once per level *of
+each tree*. Here the trees of a batch share one level loop: a "sample" is one
+sample of one tree (its bootstrap count becomes its weight, samples a tree does
+not draw are left out), a level holds the nodes of every tree, numbered tree
+after tree, and each root has its own key, so every node draws the features it
+would draw in a tree grown alone. The split search, the tie rule and the
+stopping rules are the builders' own (:func:`treelib.levelwise.grow_levels`):
+a forest grown batched equals the forest grown tree by tree.
+"""
+
+import torch
+from sklearn.utils import check_random_state
+
+from ._validation import check_criterion
+from .criteria import node_weight, target_stats
+from .hist import HistogramSearch
+from .levelwise import ExactSearch, assemble_preorder, grow_levels
+from .node_random import root_key
+from .tree import one_cpu_thread
+from .tree_structure import TREE_LEAF
+
+BATCH_ELEMENTS = 2**21  # (tree, sample, feature) triples per batch: bounds memory (see below)
+
+
+def trees_per_batch(n_samples, n_features):
+    """How many trees to grow side by side, so that memory stays bounded.
+
+    Introduced in Chapter 7.
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+        The shape of the training set.
+
+    Returns
+    -------
+    int
+        At least one; about ``BATCH_ELEMENTS / (n_samples * n_features)``.
+    """
+    return max(1, BATCH_ELEMENTS // max(n_samples * n_features, 1))
+
+
+def grow_trees_batched(X, y, weights, criterion, rules, seeds, n_classes=None, bins=None):
+    """Grow one tree per seed in one level loop; the same trees as one by one.
+
+    Introduced in Chapter 7.
+
+    Parameters
+    ----------
+    X : float32 tensor of shape (n_samples, n_features)
+        The training set, on the device the trees grow on.
+    y : tensor of shape (n_samples,)
+        Encoded classes or real targets.
+    weights : list of float64 tensors of shape (n_samples,)
+        Each tree's sample weights (bootstrap counts times sample weights);
+        samples of weight zero take no part in that tree.
+    criterion : str
+    rules : treelib.grow.StoppingRules
+        Shared by every tree (so ``min_weight_leaf`` must not depend on the
+        tree's total weight).
+    seeds : list of int
+        Each tree's seed, as :func:`treelib.levelwise.grow_tree_levelwise` takes it.
+    n_classes : int or None
+        For classification.
+    bins : treelib.hist.Bins or None
+        None: exact search; otherwise the histogram search on these bins.
+
+    Returns
+    -------
+    list of treelib.tree_structure.Tree
+    """
+    device = X.device
+    rows, stats, sizes = [], [], []
+    for w in weights:
+        w = w.to(device)
+        keep = torch.nonzero(w > 0).squeeze(1)
+        rows.append(keep)
+        stats.append(target_stats(y, w, criterion, n_classes).index_select(1, keep))
+        sizes.append(len(keep))
+    rows, stats = torch.cat(rows), torch.cat(stats, 1)
+    sizes = torch.tensor(sizes, device=device)
+    bounds = torch.cumsum(sizes, 0).tolist()
+    root_weight = torch.stack(  # summed as a tree grown alone sums them
+        [node_weight(stats[:, a:b].sum(1), criterion) for a, b in zip([0] + bounds, bounds)]
+    )
+    if bins is None:
+        search = ExactSearch.for_trees(X, stats, rows, sizes)
+    else:
+        search = HistogramSearch(None, stats, criterion=criterion, bins=bins.select(rows))
+        search.start_grouped(sizes)
+    trees = torch.arange(len(seeds), device=device)
+    node_of = torch.repeat_interleave(trees, sizes, output_size=len(rows))
+    keys = torch.cat([root_key(seed, device) for seed in seeds])
+    levels = grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, rows)
+    return [
+        assemble_preorder(tree_levels, device) for tree_levels in split_levels(levels, len(seeds))
+    ]
+
+
+def split_levels(levels, n_trees):
+    """Cut the shared levels into each tree's levels, children numbered inside the tree.
+
+    Introduced in Chapter 7.
+
+    Parameters
+    ----------
+    levels : list of dict
+        From :func:`treelib.levelwise.grow_levels`; each level's nodes come
+        tree after tree (``"tree"``), a split node's ``"child"`` is its left
+        child's index in the next level.
+    n_trees : int
+
+    Returns
+    -------
+    list of lists of dict
+        Per tree, its levels (the input of :func:`treelib.levelwise.assemble_preorder`).
+    """
+    per_tree = [[] for _ in range(n_trees)]
+    for level in levels:
+        level = {name: values.cpu() for name, values in level.items()}
+        counts = torch.bincount(level["tree"], minlength=n_trees).tolist()
+        start = 0
+        for t, count in enumerate(counts):
+            if count == 0:
+                start += count
+                continue
+            part = {name: values[start : start + count] for name, values in level.items()}
+            split = part["child"] >= 0
+            child = torch.full_like(part["child"], TREE_LEAF)
+            child[split] = 2 * torch.arange(int(split.sum()))
+            part["child"] = child
+            per_tree[t].append(part)
+            start += count
+    return per_tree
+
+
+def batchable(tree, n_samples, n_features):
+    """The stopping rules if ``tree``'s settings can be grown batched, else None.
+
+    Introduced in Chapter 7. Covered: the level-wise and histogram builders
+    without categorical features, ``min_weight_fraction_leaf=0`` (otherwise
+    each tree's minimum leaf weight depends on its bootstrap total), no
+    ``max_leaf_nodes``, no pruning, no class weights of the tree's own. Invalid
+    settings also give None: the tree-by-tree path then raises their error.
+
+    Parameters
+    ----------
+    tree : unfitted treelib decision tree
+    n_samples, n_features : int
+
+    Returns
+    -------
+    treelib.grow.StoppingRules or None
+    """
+    if tree.tree_method not in ("levelwise", "hist") or tree.min_weight_fraction_leaf != 0:
+        return None
+    if getattr(tree, "max_leaf_nodes", None) is not None:
+        return None
+    if getattr(tree, "class_weight", None) is not None or getattr(tree, "ccp_alpha", 0.0) != 0:
+        return None
+    try:
+        check_criterion(tree.criterion, tree._criteria)
+        rules = tree._stopping_rules(n_samples, n_features, 1.0)
+        tree._device()
+    except (ValueError, TypeError):
+        return None
+    return None if rules.categorical else rules
+
+
+def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None):
+    """Fit unfitted trees, a batch at a time, as their ``_fit_tensors`` would.
+
+    Introduced in Chapter 7. The trees share every parameter except
+    ``random_state`` and already know ``classes_`` and ``n_features_in_``.
+
+    Parameters
+    ----------
+    trees : list of treelib decision trees
+    X : float32 tensor of shape (n_samples, n_features)
+    y : tensor of shape (n_samples,)
+    weight_of : callable
+        ``weight_of(i)``: tree ``i``'s sample weights (float64 tensor).
+    bins : treelib.hist.Bins or None
+        ``X``'s bins, for ``tree_method="hist"``.
+    progress : callable or None
+        Called with the number of trees of each batch grown (a progress bar).
+
+    Returns
+    -------
+    bool
+        False (nothing fitted) when :func:`batchable` says no.
+    """
+    first = trees[0]
+    rules = batchable(first, *X.shape)
+    if rules is None or (first.tree_method == "hist" and bins is None):
+        return False
+    criterion = check_criterion(first.criterion, first._criteria)
+    n_classes = len(first.classes_) if first._is_classifier else None
+    device = first._device()
+    Xd, yd = X.to(device), y.to(device)
+    bins = None if first.tree_method != "hist" else bins.to(device)
+    step = trees_per_batch(*X.shape)
+    for start in range(0, len(trees), step):
+        batch = trees[start : start + step]
+        seeds = [check_random_state(tree.random_state).randint(2**31) for tree in batch]
+        weights = [weight_of(start + i) for i in range(len(batch))]
+        with one_cpu_thread(device):
+            grown = grow_trees_batched(Xd, yd, weights, criterion, rules, seeds, n_classes, bins)
+        for tree, tree_ in zip(batch, grown):
+            tree_.n_features = X.shape[1]
+            tree.tree_, tree.max_features_, tree.n_outputs_ = tree_, rules.max_features, 1
+            if first._is_classifier:
+                tree.n_classes_ = n_classes
+        if progress is not None:
+            progress(len(batch))
+    return True
