@@ -10,6 +10,7 @@ from .boosting import AdaBoostClassifier
 from .criteria import entropy, gini, squared_error
 from .export import export_text, plot_tree
 from .forest import RandomForestClassifier, RandomForestRegressor
+from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .split import Split, best_split
 from .stump import DecisionStump
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -22,6 +23,8 @@ __all__ = [
     "DecisionStump",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
     "Tree",
     "RandomForestClassifier",
     "RandomForestRegressor",
