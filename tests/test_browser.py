@@ -322,3 +322,103 @@ def broken_internal_links(pages):
 def test_every_internal_link_and_anchor_resolves():
     broken = broken_internal_links(book_pages())
     assert broken == [], f"{len(broken)} broken internal links:\n" + "\n".join(broken)
+
+
+# --- interactive figures (issue 19, treelib/interactive.py) -------------------------
+
+INTERACTIVE = 'class="tl-interactive"'
+RUN_AXE_IN_FIGURES = """async ([runOnly]) => {
+  const results = await axe.run({include: [['div.tl-interactive']]},
+                                {runOnly, resultTypes: ['violations']});
+  return results.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 200)}))}));
+}"""
+
+
+# Chromium asks for /favicon.ico, which the book has not, some time after the page has
+# loaded (outside Playwright's routing); a page watched as long as this one sees the 404.
+# Everything the figures need has loaded once they are live (tl-is-live).
+FAVICON = ("Failed to load resource: the server responded with a status of 404",)
+
+
+def interactive_pages():
+    """The pages that show an interactive figure."""
+    return [p for p in book_pages() if INTERACTIVE in (HTML / p).read_text()]
+
+
+def figure_state(figure):
+    """What a reader sees and hears: the drawn chart, the sentence, the slider."""
+    slider = figure.locator('input[type="range"]')
+    return {
+        "chart": figure.locator(".tl-live svg").first.inner_html(),
+        "text": figure.locator(".tl-description").inner_text(),
+        "valuetext": slider.get_attribute("aria-valuetext"),
+        "value": slider.input_value(),
+    }
+
+
+def check_slider_moves(page, figure):
+    """ArrowRight (ArrowLeft from the last frame), End and Home change the chart, the
+    live text and aria-valuetext."""
+    slider = figure.locator('input[type="range"]')
+    assert slider.count() == 1, "one native range input per figure"
+    start = figure_state(figure)
+    assert start["text"] and start["valuetext"] == start["text"]
+    assert not figure.locator(".tl-still").is_visible(), "the still stays over the live figure"
+    slider.focus()
+    seen = [start]
+    at_max = start["value"] == slider.get_attribute("max")  # e.g. a forest shown in full
+    keys = ("ArrowLeft", "Home", "End") if at_max else ("ArrowRight", "End", "Home")
+    for key in keys:
+        page.keyboard.press(key)
+        page.wait_for_timeout(150)  # Vega redraws on its next animation frame
+        state = figure_state(figure)
+        assert state["valuetext"] == state["text"]
+        for field in ("chart", "text", "value"):
+            assert state[field] != seen[-1][field], f"{key} did not change the {field}"
+        seen.append(state)
+    ends = {key: state["value"] for key, state in zip(keys, seen[1:])}
+    assert (ends["End"], ends["Home"]) == (slider.get_attribute("max"), slider.get_attribute("min"))
+
+
+@pytest.mark.parametrize(
+    "page_path", interactive_pages() if (HTML / "index.html").exists() else [""]
+)
+def test_interactive_figures_move_with_the_keyboard(browser, server, page_path):
+    """Each slider moves by keyboard; nothing leaves the machine; axe passes inside figures."""
+    context, page, response, record = open_page(browser, server, page_path)
+    try:
+        assert response.status == 200
+        figures = page.locator("div.tl-interactive")
+        count = figures.count()
+        assert count >= 1
+        page.wait_for_function(
+            f"() => document.querySelectorAll('div.tl-interactive.tl-is-live').length === {count}",
+            timeout=20000,
+        )
+        for index in range(count):
+            check_slider_moves(page, figures.nth(index))
+        page.evaluate(axe_script())
+        run_only = {"type": "tag", "values": AXE_TAGS}
+        violations = page.evaluate(RUN_AXE_IN_FIGURES, [run_only])
+        errors = [e for e in record["errors"] if not any(h in e for h in HARMLESS + FAVICON)]
+    finally:
+        context.close()
+    serious = [describe(v, v["nodes"]) for v in violations if v["impact"] in FAILING_IMPACTS]
+    assert serious == [], f"axe-core inside the interactive figures: {serious}"
+    assert errors == [], f"JavaScript errors: {errors}"
+    assert record["outside"] == [], f"requests leaving 127.0.0.1: {record['outside']}"
+
+
+def test_runtime_is_loaded_deferred_and_only_where_needed():
+    pages = book_pages()
+    with_figures = set(interactive_pages())
+    assert with_figures, "no page has an interactive figure"
+    for page_path in pages:
+        source = (HTML / page_path).read_text()
+        scripts = re.findall(r"<script[^>]*vega-bundle\.js[^>]*>", source)
+        if page_path in with_figures:
+            assert len(scripts) == 1 and "defer" in scripts[0], page_path
+        else:
+            assert scripts == [], f"{page_path} loads the Vega runtime without a figure"

@@ -142,6 +142,35 @@ def test_every_figure_and_no_theme_chrome(pdf):
     assert not [chrome for chrome in CHROME if chrome in text]
 
 
+def interactive_stills():
+    """Pixel sizes of the stills of the interactive figures (treelib/interactive.py).
+
+    They sit inline in the pages (``img.tl-still``, a data URI), not in ``_images``;
+    print CSS shows them instead of the live figure.
+    """
+    import base64
+    import io
+
+    from PIL import Image
+
+    sizes = []
+    for page in sorted((HTML / "notebooks").glob("*.html")):
+        for data in re.findall(
+            r'class="tl-still"[^>]*src="data:image/png;base64,([^"]+)"', page.read_text()
+        ):
+            sizes.append(Image.open(io.BytesIO(base64.b64decode(data))).size)
+    return sizes
+
+
+def test_stills_of_the_interactive_figures(pdf):
+    stills = interactive_stills()
+    assert stills, "no interactive figure in the built book"
+    reader = PdfReader(pdf)
+    sizes = [image.image.size for page in reader.pages for image in page.images]
+    missing = [size for size in stills if size not in sizes]
+    assert not missing, f"stills of interactive figures not in the PDF: {missing}"
+
+
 def test_bookmarks_name_every_chapter(pdf):
     def titles(items):
         for item in items:
