@@ -254,15 +254,21 @@ def test_launch_button_extension():
 # --- (e) data a chapter reads ships with the package ---
 
 
-def test_fast_fit_benchmark_is_bundled():
-    bundled = datasets.fast_fit_benchmark_path()
-    source = ROOT / "benchmarks" / "results" / "fast_fit.csv"
-    assert bundled.read_bytes() == source.read_bytes(), (
-        "treelib/data/fast_fit.csv differs from the benchmark's: "
-        "cp benchmarks/results/fast_fit.csv treelib/data/"
+BUNDLED = {
+    "fast_fit.csv": (datasets.fast_fit_benchmark_path, datasets.load_fast_fit_benchmark),
+    "boosting_fit.csv": (datasets.boosting_benchmark_path, datasets.load_boosting_benchmark),
+}
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_benchmark_results_are_bundled(name):
+    path, load = BUNDLED[name]
+    source = ROOT / "benchmarks" / "results" / name
+    assert path().read_bytes() == source.read_bytes(), (
+        f"treelib/data/{name} differs from the benchmark's: cp benchmarks/results/{name} treelib/data/"
     )
-    frame = datasets.load_fast_fit_benchmark()
-    assert {"model", "method", "n", "p", "fit_s", "peak_mb"} <= set(frame.columns)
+    frame = load()
+    assert {"model", "n", "p", "fit_s"} <= set(frame.columns)
     assert len(frame) == len(source.read_text().splitlines()) - 1
 
 

@@ -89,6 +89,27 @@ def adaboost_round(weights, incorrect, n_classes, alpha_of=None, normalise=True)
     return alpha, new / new.sum() if normalise else new
 
 
+def negative_gradient(loss_name, y, raw):
+    if loss_name == "squared_error":
+        return y - raw
+    if loss_name == "absolute_error":
+        return torch.sign(y - raw)
+    return y - 1 / (1 + torch.exp(-raw))
+
+
+def boosting_round(X, y, raw, learning_rate):
+    from treelib import DecisionTreeRegressor
+
+    p = 1 / (1 + torch.exp(-raw))
+    tree = DecisionTreeRegressor(max_depth=2).fit(X.numpy(), (y - p).numpy())
+    leaf = torch.from_numpy(tree.apply(X.numpy()))
+    step = torch.zeros(len(y), dtype=torch.float64)
+    for j in leaf.unique():
+        here = leaf == j
+        step[here] = (y - p)[here].sum() / (p * (1 - p))[here].sum()
+    return raw + learning_rate * step
+
+
 SOLUTIONS = {
     "gini": gini,
     "best_threshold": best_threshold,
@@ -98,6 +119,8 @@ SOLUTIONS = {
     "information_gain": information_gain,
     "bootstrap_counts": bootstrap_counts,
     "adaboost_round": adaboost_round,
+    "negative_gradient": negative_gradient,
+    "boosting_round": boosting_round,
 }
 
 
@@ -208,7 +231,7 @@ def test_docstring_examples():
 
 def test_one_module_per_chapter():
     modules = {m.__name__.rsplit(".", 1)[1]: m for m in exercise_modules()[1:]}
-    assert set(modules) == {"_framework"} | {f"ch0{n}" for n in range(1, 8)}
+    assert set(modules) == {"_framework"} | {f"ch0{n}" for n in range(1, 9)}
     for name, checker in CHECKERS.items():
         chapter = checker.__module__.rsplit(".", 1)[1]
         assert f"Chapter {int(chapter[2:])}" in checker.__doc__, name
@@ -230,6 +253,7 @@ def test_every_checker_names_its_chapter():
     chapters = {"gini": 1, "best_threshold": 1, "predict_one": 2, "squared_error": 3}
     chapters |= {"entropy": 4, "information_gain": 4, "bootstrap_counts": 5, "adaboost_round": 6}
     chapters |= {"grow_tree": 2, "random_forest": 5, "adaboost": 6, "segmented_cumsum": 7}
+    chapters |= {"negative_gradient": 8, "boosting_round": 8}
     for name, checker in CHECKERS.items():
         assert f"Chapter {chapters[name]}" in checker.__doc__
         assert ">>> check_" in checker.__doc__

@@ -264,3 +264,30 @@ def load_fast_fit_benchmark():
     import pandas as pd
 
     return pd.read_csv(fast_fit_benchmark_path())
+
+
+BOOSTING_FIT_FILENAME = "boosting_fit.csv"
+
+
+def boosting_benchmark_path():
+    """The bundled copy of ``benchmarks/results/boosting_fit.csv``, as a path.
+
+    Introduced in Chapter 8 (notebooks/08_gradient_boosting): treelib's histogram
+    gradient boosting against scikit-learn's ``HistGradientBoostingClassifier``.
+    Shipped inside the package, as Chapter 7's benchmark is, so that the chapter
+    finds it in Colab; a test checks that it equals the benchmark's file.
+    """
+    return Path(str(importlib.resources.files("treelib") / "data" / BOOSTING_FIT_FILENAME))
+
+
+def load_boosting_benchmark():
+    """Load the gradient boosting benchmark of Chapter 8 as a DataFrame (one row per fit).
+
+    Introduced in Chapter 8 (notebooks/08_gradient_boosting). Columns as written by
+    ``benchmarks/bench_boosting.py``: ``date, model, n, p, n_test, n_estimators,
+    max_depth, fit_s, ratio_to_sklearn_hist, test_acc, n_leaves_mean, load_before,
+    load_after, threads, python, torch, sklearn, cpus, platform, status``.
+    """
+    import pandas as pd
+
+    return pd.read_csv(boosting_benchmark_path())
