@@ -407,3 +407,36 @@ def test_table_shows_a_caption_in_html_and_the_frame_in_text():
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_every_table_has_a_caption(path):
     assert table_problems(load(path)) == []
+
+
+# --- every exercise says how hard it is -------------------------------------------------
+
+EXERCISE = re.compile(r"^(:{3,}|`{3,})\{exercise\}(.*)$", re.M)
+DIFFICULTY = re.compile(r"\S.* (★|★★|★★★)")
+
+
+def difficulty_problems(nb):
+    """Exercise directives whose title does not end with one to three stars."""
+    problems = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for _, title in EXERCISE.findall(source(cell)):
+            if not DIFFICULTY.fullmatch(title.strip()):
+                problems.append(
+                    f"exercise title {title.strip()!r} needs a difficulty, e.g. 'Title ★★'"
+                )
+    return problems
+
+
+def test_difficulty_problems_reads_titles():
+    text = ":::{exercise}\n:::\n:::{exercise} Gini by hand ★\n:::\n```{exercise} Big ★★★★\n```"
+    cells = [{"cell_type": "markdown", "source": text}]
+    assert len(difficulty_problems({"cells": cells})) == 2
+    ok = [{"cell_type": "markdown", "source": ":::{exercise} Grow a tree ★★★\n:::"}]
+    assert difficulty_problems({"cells": ok}) == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_every_exercise_has_a_difficulty(path):
+    assert difficulty_problems(load(path)) == []

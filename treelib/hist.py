@@ -223,9 +223,10 @@ class HistogramSearch:
 
         Nodes are searched a batch at a time. Where the level's nodes are
         large, each batch gets dense histograms (:meth:`histograms`); where
-        they hold fewer samples on average than a quarter of a node's bins,
-        most bins would be empty, and the batch lists only its non-empty cells
-        (:meth:`sparse_cells`), at a cost that follows the samples, not the bins.
+        they hold fewer samples on average than ``n_bins * n_classes /
+        SPARSE_RATIO`` (16), most cells would be empty, and the batch lists
+        only its non-empty cells (:meth:`sparse_cells`), at a cost that
+        follows the samples, not the bins.
         ``trees`` (each node's tree, when several grow side by side) is not
         used: each node's histograms are its own, and the running sums along
         the list of bins are restarted per (node, feature) by subtraction, as
