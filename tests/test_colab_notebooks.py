@@ -265,7 +265,8 @@ def test_benchmark_results_are_bundled(name):
     path, load = BUNDLED[name]
     source = ROOT / "benchmarks" / "results" / name
     assert path().read_bytes() == source.read_bytes(), (
-        f"treelib/data/{name} differs from the benchmark's: cp benchmarks/results/{name} treelib/data/"
+        f"treelib/data/{name} differs from the benchmark's: "
+        f"cp benchmarks/results/{name} treelib/data/"
     )
     frame = load()
     assert {"model", "n", "p", "fit_s"} <= set(frame.columns)
