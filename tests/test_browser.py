@@ -28,6 +28,7 @@ import http.server
 import os
 import re
 import threading
+import time
 import warnings
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlparse
@@ -126,9 +127,40 @@ def open_page(browser, server, page_path, theme=None):
             request_route.abort()
 
     page.route("**/*", route)
+    pending = set()
+    page.on("request", lambda request: pending.add(request))
+    page.on("requestfinished", lambda request: pending.discard(request))
+    page.on("requestfailed", lambda request: pending.discard(request))
     response = page.goto(f"{server}/{page_path}", wait_until="load")
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page, pending)
     return context, page, response, record
+
+
+def wait_until_quiet(page, pending, quiet_ms=500, timeout_s=60):
+    """Wait until no request of the page has been in flight for ``quiet_ms``.
+
+    Playwright's own "networkidle" event sometimes never fires on pages whose Vega
+    figures render after the load (seen on about one load in three with every request
+    finished), so the test keeps its own count of requests in flight. Interactive
+    figures must also have been drawn.
+    """
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        if pending:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
+            break
+        page.wait_for_timeout(100)
+    else:
+        raise AssertionError(f"requests still in flight after {timeout_s} s: {pending}")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('div.tl-interactive')]"
+        ".every(f => f.classList.contains('tl-is-live'))",
+        timeout=timeout_s * 1000,
+    )
 
 
 @pytest.mark.parametrize("page_path", book_pages() if (HTML / "index.html").exists() else [""])

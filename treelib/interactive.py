@@ -291,6 +291,9 @@ def stump_threshold_figure(x, y, feature, class_names, name, alt_text):
         .add_params(slider)
         .properties(description=alt_text)
         .configure(font=FONT, background="white")  # readable in the dark theme too
+        # Marks stay out of the accessibility tree: the chart has its description and the
+        # live sentence; an empty mark layer (no stump on that axis) would be an unnamed image.
+        .configure_mark(aria=False)
     )
     sentences = [
         _threshold_sentence(row, feature, class_names, row.Index == best)
@@ -477,6 +480,9 @@ def _layout(alt, regions, points, curves, slider, alt_text):
         .add_params(slider)
         .properties(description=alt_text)
         .configure(font=FONT, background="white")  # readable in the dark theme too
+        # Marks stay out of the accessibility tree: the chart has its description and the
+        # live sentence; an empty mark layer (no stump on that axis) would be an unnamed image.
+        .configure_mark(aria=False)
     )
 
 
