@@ -176,3 +176,19 @@ def test_forest_draws_the_rows_sklearn_draws(max_samples):
         theirs.fit(X, y, sample_weight=w)
         for a, b in zip(ours.estimators_samples_, theirs.estimators_samples_):
             np.testing.assert_array_equal(a, b)
+
+
+def test_balanced_weights_equal_scikit_learn_with_sample_weights():
+    """treelib's own "balanced" (scikit-learn before 1.7 has no sample_weight there)."""
+    from sklearn.utils.class_weight import compute_class_weight
+
+    from treelib.forest import balanced_weights
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, size=50)
+    w = rng.random(50)
+    for weights in (None, w):
+        expected = compute_class_weight(
+            "balanced", classes=np.arange(3), y=y, sample_weight=weights
+        )
+        np.testing.assert_allclose(balanced_weights(y, weights), expected, rtol=1e-15)

@@ -14,7 +14,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
-from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
@@ -28,6 +28,21 @@ NO_OOB_WARNING = (
     "Some inputs do not have OOB scores. This probably means too few trees were used "
     "to compute any reliable OOB estimates."
 )
+
+
+def balanced_weights(y, sample_weight=None):
+    """Class weights ``W / (K W_k)`` of the classes coded ``0..K-1`` in ``y``.
+
+    Introduced in Chapter 6. scikit-learn 1.9's ``compute_class_weight("balanced",
+    ..., sample_weight=w)`` with the class weights ``W_k`` summed from the sample
+    weights (every class is present); written here because scikit-learn before 1.7
+    (Colab's 1.6) has no ``sample_weight`` argument there.
+    """
+    codes = y.numpy() if isinstance(y, torch.Tensor) else np.asarray(y)
+    if isinstance(sample_weight, torch.Tensor):
+        sample_weight = sample_weight.numpy()
+    counts = np.bincount(codes, weights=sample_weight).astype(np.float64)
+    return counts.sum() / (len(counts) * counts)
 
 
 def bootstrap_counts(seed, n_samples, n_draws):
@@ -205,11 +220,7 @@ class BaseForest(BaseEstimator):
             self._subsample_classes = y.numpy()
             return w
         if class_weight in ("balanced", "balanced_subsample"):
-            labels = self.classes_[y.numpy()]
-            frequencies = w.numpy() if weighted else None
-            balanced = compute_class_weight("balanced", classes=self.classes_, y=labels,
-                                            sample_weight=frequencies)  # fmt: skip
-            class_weight = dict(zip(self.classes_, balanced))
+            class_weight = dict(zip(self.classes_, balanced_weights(y, w if weighted else None)))
         w = apply_class_weight(class_weight, self.classes_, y, w)
         if not self.bootstrap:
             return w
