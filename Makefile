@@ -95,8 +95,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_DIRS)
 	$(VENV)/bin/ruff format --check $(LINT_DIRS)
 
+# Two workers, one test file each at a time (--dist loadfile keeps a file's module
+# fixtures, such as the browser and its server, in one worker): the browser tests,
+# about half of the time, run beside the others.
 test-unit: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest tests -q
+	MPLBACKEND=Agg $(PY) -m pytest tests -q -n 2 --dist loadfile
 
 test-notebooks: $(STAMP)
 	$(PY) -m pytest $(NBVAL_FLAGS) notebooks/[0-9]*.ipynb
