@@ -21,7 +21,13 @@ from typing import NamedTuple
 import torch
 
 from .criteria import REGRESSION_CRITERIA, node_weight
-from .levelwise import apply_positions, regroup_codes, regroup_positions, segmented_argmax
+from .levelwise import (
+    apply_positions,
+    regroup_codes,
+    regroup_positions,
+    segment_starts,
+    segmented_argmax,
+)
 from .node_random import search_ranks
 from .split import FEATURE_THRESHOLD, split_scores, tie_tolerance
 
@@ -146,11 +152,14 @@ class HistogramSearch:
         self.codes, self.feature_offset = bins.codes, torch.arange(p, device=device) * B
         self.feature_offset = self.feature_offset.to(torch.int32)
         self.index_type = torch.int32 if MAX_CELLS * self.n_classes < 2**31 else torch.int64
-        self.cells_per_node = p * B * self.n_classes
         if self.classify:
-            self.weight = stats.sum(0)  # one class per sample: its weight sits in its class
-            self.unit_weights = bool((self.weight == 1).all())
-            self.label = stats.argmax(0)
+            weight = stats.sum(0)  # one class per sample: its weight sits in its class
+            self.unit_weights = bool((weight == 1).all())
+            self.weight = None if self.unit_weights else weight  # (memory: counts need none)
+            label_type = torch.uint8 if self.n_classes <= 256 else torch.int64
+            self.label = torch.zeros(stats.shape[1], dtype=label_type, device=stats.device)
+            for k in range(1, self.n_classes):  # (an argmax across the rows is far slower)
+                self.label.masked_fill_(stats[k] > 0, k)
         self.active = torch.arange(n, device=device)  # samples of open nodes, by node
         self.group = torch.zeros_like(self.active)  # the open node of each active sample
         self.sizes, self.at_root = torch.tensor([n], device=device), True
@@ -176,15 +185,29 @@ class HistogramSearch:
         groups = torch.arange(n_groups, device=g.device)
         self.group = torch.repeat_interleave(groups, self.sizes, output_size=n_kept)
 
-    def histograms(self, rows, local, count, with_counts=False):
-        """Statistics of every (node, feature, bin) cell of ``count`` nodes.
+    def slot_codes(self, rows, local, features):
+        """Bin codes of the nodes' searched features, ``(len(rows), slots)``.
+
+        ``features`` (``(nodes, slots)``) lists each node's features, one per
+        slot (``None``: every feature, in order); ``local`` is each row's node.
+        """
+        if features is None:
+            return self.codes.index_select(0, rows)
+        index = rows[:, None] * self.codes.shape[1] + features.index_select(0, local)
+        return torch.take(self.codes, index)
+
+    def histograms(self, rows, local, count, with_counts=False, features=None):
+        """Statistics of every (node, slot, bin) cell of ``count`` nodes.
 
         ``rows`` are the nodes' samples (``None``: all samples, in order) and
-        ``local`` their node, numbered from 0. Returns a tensor of shape
-        ``(n_stats, count, p, B)`` (integer counts if every weight is one) and,
-        if asked, the number of samples in each cell, ``(count, p, B)``.
+        ``local`` their node, numbered from 0; slot ``s`` of node ``t`` is its
+        feature ``features[t, s]`` (``None``: feature ``s``). Returns a tensor
+        of shape ``(n_stats, count, slots, B)`` (integer counts if every weight
+        is one) and, if asked, the number of samples in each cell,
+        ``(count, slots, B)``.
         """
-        p, B, K = self.codes.shape[1], self.n_bins, self.n_classes
+        p = self.codes.shape[1] if features is None else features.shape[1]
+        B, K = self.n_bins, self.n_classes
         size = count * p * B  # cells of one class (or one statistic)
         integer = self.classify and self.unit_weights  # plain counts
         step = max(1, CHUNK // p)
@@ -196,9 +219,9 @@ class HistogramSearch:
             chunk = everyone if rows is None else rows[part]
             base = local[part] * (p * B)
             if self.classify:  # class k's histograms come after those of classes 0..k-1
-                base += self.label.index_select(0, chunk) * size
-            cell = base.to(self.index_type)[:, None] + self.feature_offset
-            cell += self.codes.index_select(0, chunk)
+                base += self.label.index_select(0, chunk).to(base.dtype) * size
+            cell = base.to(self.index_type)[:, None] + self.feature_offset[:p]
+            cell += self.slot_codes(chunk, local[part], features)
             cell = cell.view(-1)
             if integer:
                 parts = [torch.bincount(cell, None, size * K)]
@@ -221,72 +244,132 @@ class HistogramSearch:
     def best_splits(self, total, keys, rules, criterion, trees=None):
         """Each open node's best split: ``(group, feature, threshold, left statistics)``.
 
-        Nodes are searched a batch at a time. Where the level's nodes are
-        large, each batch gets dense histograms (:meth:`histograms`); where
-        they hold fewer samples on average than ``n_bins * n_classes /
-        SPARSE_RATIO`` (16), most cells would be empty, and the batch lists
-        only its non-empty cells (:meth:`sparse_cells`), at a cost that
-        follows the samples, not the bins.
+        With ``max_features`` below the number of features, a node searches
+        the first ``max_features`` features of its visiting order
+        (:func:`treelib.node_random.search_ranks`) that are not constant: only
+        those get histograms, and only nodes where all of them are constant
+        look at the rest of the order (the first feature that varies).
         ``trees`` (each node's tree, when several grow side by side) is not
         used: each node's histograms are its own, and the running sums along
         the list of bins are restarted per (node, feature) by subtraction, as
         between the nodes of one tree (the tie rule absorbs the rounding).
         """
-        n_groups = total.shape[1]
-        bounds = torch.cat([self.sizes.new_zeros(1), torch.cumsum(self.sizes, 0)]).tolist()
-        sparse = bounds[-1] * SPARSE_RATIO < n_groups * self.n_bins * self.n_classes
-        batch = max(1, MAX_CELLS // self.cells_per_node)
-        max_rows = max(1, CHUNK // self.codes.shape[1])
-        found, first = [], 0
-        while first < n_groups:  # the samples of a batch of nodes are contiguous
+        p, k = self.codes.shape[1], rules.max_features
+        nodes = torch.arange(total.shape[1], device=total.device)
+        if k >= p:
+            ranks = search_ranks(keys, p, p)
+            return self.search_nodes(nodes, None, ranks, total, rules, criterion)[0]
+        order = torch.argsort(search_ranks(keys, p, p), dim=1)  # each node's visiting order
+        found, fallback = self.search_nodes(nodes, order[:, :k], 0, total, rules, criterion)
+        if len(fallback) == 0:
+            return found
+        # every drawn feature is constant there: search the first one of the rest that varies
+        later = order[fallback, k:]
+        more, _ = self.search_nodes(fallback, later, k, total, rules, criterion, first_only=True)
+        return tuple(torch.cat(parts, dim=-1) for parts in zip(found, more))
+
+    def search_nodes(self, nodes, features, ranks, total, rules, criterion, first_only=False):
+        """The best splits of some open nodes (``nodes``, increasing), a batch at a time.
+
+        ``features`` (``(len(nodes), slots)`` or ``None``: every feature) are
+        the features each node searches, in its visiting order; ``ranks`` is
+        either each node's rank of every feature (``(len(nodes), p)``) or the
+        rank of the first slot: slot ``s`` then has rank ``ranks + s`` and a
+        constant slot is skipped (with ``first_only``, every slot after the
+        first that varies is skipped too). Where the nodes are large, each
+        batch gets dense histograms (:meth:`histograms`); where they hold fewer
+        samples on average than ``n_bins * n_classes / SPARSE_RATIO`` (16),
+        most cells would be empty, and the batch lists only its non-empty
+        cells (:meth:`sparse_cells`), at a cost that follows the samples, not
+        the bins. Returns the splits found and the nodes whose slots were all
+        constant.
+        """
+        p, B = self.codes.shape[1], self.n_bins
+        slots = p if features is None else features.shape[1]
+        sizes = self.sizes.index_select(0, nodes)
+        start = segment_starts(self.sizes).index_select(0, nodes)  # where their samples start
+        bounds = torch.cat([sizes.new_zeros(1), torch.cumsum(sizes, 0)]).tolist()
+        sparse = bounds[-1] * SPARSE_RATIO < len(nodes) * B * self.n_classes
+        batch = max(1, MAX_CELLS // (slots * B * self.n_classes))
+        max_rows = max(1, CHUNK // slots)
+        every_node = len(nodes) == len(self.sizes)  # then the samples are all in a row
+        found, constant_nodes, first = [], [], 0
+        while first < len(nodes):
             if sparse:  # as many nodes as hold at most max_rows samples (at least one)
                 end = bisect.bisect_right(bounds, bounds[first] + max_rows) - 1
-                count = max(1, min(end, n_groups) - first)
+                count = max(1, min(end, len(nodes)) - first)
             else:
-                count = min(batch, n_groups - first)
-            lo, hi = bounds[first], bounds[first + count]
-            rows, local = self.active[lo:hi], self.group[lo:hi] - first
+                count = min(batch, len(nodes) - first)
+            part, n_rows = slice(first, first + count), bounds[first + count] - bounds[first]
+            batch_nodes = torch.arange(count, device=sizes.device)
+            local = torch.repeat_interleave(batch_nodes, sizes[part], output_size=n_rows)
+            if every_node:
+                rows = self.active[bounds[first] : bounds[first + count]]
+            else:  # the samples of listed nodes: each node's stretch of self.active
+                shift = start[part] - (segment_starts(sizes[part]))
+                rows = self.active[torch.arange(n_rows, device=sizes.device) + shift[local]]
+            drawn = None if features is None else features[part]
             with_counts = rules.min_samples_leaf > 1
             if sparse:
-                cells = self.sparse_cells(rows, local, with_counts)
+                cells = self.sparse_cells(rows, local, with_counts, drawn)
+            else:  # (at the root, all samples in order: no rows to pick)
+                everyone = None if self.at_root and every_node else rows
+                cells = self.dense_cells(everyone, local, count, with_counts, drawn)
+            row = cells[0] // B  # node * slots + slot
+            if features is None:
+                batch_ranks = ranks[part]
             else:
-                cells = self.dense_cells(None if self.at_root else rows, local, count, with_counts)
-            found.append(
-                self.best_in_cells(*cells, count, first, total, self.sizes, keys, rules, criterion)
+                constant = (torch.bincount(row, minlength=count * slots) <= 1).view(count, slots)
+                slot = torch.arange(slots, device=row.device)
+                skip = constant
+                if first_only:  # only the first slot that varies
+                    skip = skip | (slot > (~constant).int().argmax(1, keepdim=True))
+                batch_ranks = torch.where(skip, p, ranks + slot)
+                constant_nodes.append(nodes[part][constant.all(1)])
+            batch_total = total.index_select(1, nodes[part])
+            g, f, threshold, left = self.best_in_cells(
+                *cells, row, batch_total, sizes[part], batch_ranks, drawn, rules, criterion
             )
+            found.append((nodes[part][g], f, threshold, left))
             first += count
-        return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
+        found = tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
+        return found, torch.cat(constant_nodes) if constant_nodes else nodes[:0]
 
-    def dense_cells(self, rows, local, count, with_counts):
+    def dense_cells(self, rows, local, count, with_counts, features=None):
         """The non-empty cells of ``count`` nodes, from dense histograms (:meth:`histograms`).
 
         Returns ``(cell, values, n_in)`` as :meth:`sparse_cells` does.
         """
-        hist, counts = self.histograms(rows, local, count, with_counts)
+        hist, counts = self.histograms(rows, local, count, with_counts, features)
         present = node_weight(hist, self.criterion) > 0  # zero-weight samples were dropped
-        cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (node, feature, bin) order
+        cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (node, slot, bin) order
         values = hist.view(hist.shape[0], -1).index_select(1, cell)
         return cell, values, None if counts is None else counts.view(-1).index_select(0, cell)
 
-    def sparse_cells(self, rows, local, with_counts):
-        """The non-empty (node, feature, bin) cells of the nodes of ``rows``, listed.
+    def sparse_cells(self, rows, local, with_counts, features=None):
+        """The non-empty (node, slot, bin) cells of the nodes of ``rows``, listed.
 
-        ``local`` numbers the samples' nodes from 0. Returns ``cell`` (sorted
-        ids ``(node * p + feature) * B + bin``), ``values`` (the cells'
-        statistics, ``(n_stats, n_cells)``) and ``n_in`` (their sample counts,
-        if asked, else None). Cost: a sort of ``len(rows) * p`` ids.
+        ``local`` numbers the samples' nodes from 0; slots as in
+        :meth:`histograms`. Returns ``cell`` (sorted ids ``(node * slots +
+        slot) * B + bin``), ``values`` (the cells' statistics, ``(n_stats,
+        n_cells)``) and ``n_in`` (their sample counts, if asked, else None).
+        Cost: a sort of ``len(rows) * slots`` ids.
         """
-        p, B, K = self.codes.shape[1], self.n_bins, self.n_classes
-        codes = self.codes.index_select(0, rows).to(torch.int64)
-        cell = (local[:, None] * (p * B) + self.feature_offset.to(torch.int64) + codes).view(-1)
+        p = self.codes.shape[1] if features is None else features.shape[1]
+        B, K = self.n_bins, self.n_classes
+        codes = self.slot_codes(rows, local, features).to(torch.int64)
+        cell = (local[:, None] * (p * B) + self.feature_offset[:p].to(torch.int64) + codes).view(-1)
         n_in = None
         if self.classify:  # one id per (cell, class): each class's weight summed apart
             key = cell * K + self.label.index_select(0, rows).repeat_interleave(p)
             keys, inverse = torch.unique(key, return_inverse=True)
-            w = self.weight.index_select(0, rows).repeat_interleave(p)
-            sums = torch.zeros(len(keys), dtype=w.dtype, device=w.device).index_add_(0, inverse, w)
+            if self.weight is None:  # counts
+                sums = torch.bincount(inverse, minlength=len(keys)).to(self.stats.dtype)
+            else:
+                w = self.weight.index_select(0, rows).repeat_interleave(p)
+                sums = torch.zeros_like(keys, dtype=w.dtype).index_add_(0, inverse, w)
             cell, where = torch.unique_consecutive(keys // K, return_inverse=True)
-            values = torch.zeros(K, len(cell), dtype=w.dtype, device=w.device)
+            values = torch.zeros(K, len(cell), dtype=sums.dtype, device=sums.device)
             values[keys % K, where] = sums
             if with_counts:
                 per_key = torch.bincount(inverse, minlength=len(keys))
@@ -299,24 +382,21 @@ class HistogramSearch:
                 n_in = torch.bincount(inverse, minlength=len(cell))
         return cell, values, n_in
 
-    def best_in_cells(self, cell, values, n_in, count, first, total, sizes, keys, rules, criterion):
-        """Each node's best split from its non-empty cells, nodes ``first, first + 1, ...``.
+    def best_in_cells(
+        self, cell, values, n_in, row, total, sizes, ranks, features, rules, criterion
+    ):
+        """Each node's best split from its non-empty cells: ``(node, feature, threshold, left)``.
 
         ``cell``, ``values``, ``n_in``: from :meth:`dense_cells` or
-        :meth:`sparse_cells`. Only non-empty bins matter: listed in (node,
-        feature, bin) order, the next entry of the same (node, feature) is the
-        next non-empty bin, the right side of a split after this one.
+        :meth:`sparse_cells`, ``row`` their ``cell // B`` (``node * slots +
+        slot``); ``total``, ``sizes``, ``ranks`` (``(nodes, slots)``; the
+        number of features: not searched) and ``features`` (``None``: slot
+        ``s`` is feature ``s``) are the nodes' own, numbered from 0. Only
+        non-empty bins matter: listed in (node, slot, bin) order, the next
+        entry of the same (node, slot) is the next non-empty bin, the right
+        side of a split after this one.
         """
-        p, B = self.codes.shape[1], self.n_bins
-        row = cell // B  # node * p + feature
-        constant = None
-        if rules.max_features < p:  # a feature with one non-empty bin is constant
-            constant = (torch.bincount(row, minlength=count * p) <= 1).view(count, p)
-        ranks = search_ranks(keys[first : first + count], p, rules.max_features, constant)
-        if rules.max_features < p:  # scan only the (node, feature) rows the nodes search
-            searched = torch.nonzero(torch.take(ranks, row) < p).squeeze(1)
-            cell, row, values = cell[searched], row[searched], values[:, searched]
-            n_in = None if n_in is None else n_in[searched]
+        p, B, (count, slots) = self.codes.shape[1], self.n_bins, ranks.shape
         same_row = row[1:] == row[:-1]
         # left children: a cumulative sum along the list, restarted at each row
         starts_here = torch.arange(1, max(len(cell), 1), device=cell.device)  # element k + 1
@@ -331,22 +411,23 @@ class HistogramSearch:
         left = left_of(values.cumsum(-1)).to(total.dtype)
         nxt = cell.index_select(0, j + 1) % B  # a candidate after each non-empty bin
         cell, row = cell.index_select(0, j), row.index_select(0, j)
-        g, f, b = row // p, row % p, cell % B
+        g, b = row // slots, cell % B
+        f = row % slots if features is None else torch.take(features, row)
         rank = torch.take(ranks, row)
         low, high = torch.take(self.low, f * B + nxt), torch.take(self.high, f * B + b)
-        allowed = (low > high + FEATURE_THRESHOLD) & (rank < p)
+        allowed = (low > high + FEATURE_THRESHOLD) & (rank < p)  # p: a slot not searched
         if rules.min_samples_leaf > 1:
             n_left = left_of(n_in.cumsum(0))
-            n_right = sizes[first + g] - n_left
+            n_right = sizes[g] - n_left
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
-        right = total[:, first + g] - left
+        right = total[:, g] - left
         w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
         allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
         scores = split_scores(left, right, w_left, w_right, criterion)
         scores = torch.where(allowed, scores, float("-inf"))
-        tol = tie_tolerance(total[:, first : first + count], criterion)
+        tol = tie_tolerance(total, criterion)
         winner = segmented_argmax(scores, g, rank * B + b, count, tol)  # ties: rank, then bin
         a, c = high[winner].double(), low[winner].double()
         t = a / 2 + c / 2
         threshold = torch.where((t == c) | t.isinf(), a, t)
-        return first + g[winner], f[winner], threshold, left[:, winner]
+        return g[winner], f[winner], threshold, left[:, winner]

@@ -21,7 +21,7 @@ from .node_random import child_keys, root_key, search_ranks
 from .split import FEATURE_THRESHOLD, is_tie_or_best, split_scores, tie_tolerance
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
-BLOCK = 2**17  # elements per block of feature rows scored together: bounds temporary memory
+BLOCK = 2**15  # elements per block (of rows, or piece of a row) scored together: bounds memory
 
 
 def take(values, index):
@@ -78,16 +78,33 @@ def apply_positions(values, positions, n_kept):
     return out.scatter_(-1, positions.expand_as(values), values)[..., :n_kept]
 
 
-def cumsum_by_tree(values, lengths=None):
+def cumsum_by_tree(values, lengths=None, carry=None):
     """Cumulative sum along the last axis, restarted where each tree's part begins.
 
     ``lengths`` lists the parts' lengths (``None``: one part). A forest grown
     batched (:mod:`treelib.batched`) sums each tree's samples from zero, as the
-    tree grown alone does, so both round alike.
+    tree grown alone does, so both round alike. ``carry`` (last axis of length
+    1) continues the first part's sum from a running sum of earlier positions:
+    the same additions, in the same order, as one sum over both.
     """
+    if carry is not None:
+        lengths = None if lengths is None else [lengths[0] + 1] + lengths[1:]
+        return cumsum_by_tree(torch.cat([carry, values], -1), lengths)[..., 1:]
     if lengths is None:
         return values.cumsum(-1)
     return torch.cat([part.cumsum(-1) for part in values.split(lengths, -1)], -1)
+
+
+def piece_parts(tree_starts, a, b):
+    """Positions ``a:b`` of a row: ``(lengths of its trees' parts, does it go on a part?)``.
+
+    ``tree_starts`` lists where each tree's samples start (``[0]``: one tree);
+    the lengths are ``None`` when the piece lies inside one tree. The piece
+    goes on a part when ``a`` is not a tree's start: its sums continue a carry.
+    """
+    cuts = [a] + [s for s in tree_starts if a < s < b] + [b]
+    lengths = [hi - lo for lo, hi in zip(cuts, cuts[1:])]
+    return (None if len(lengths) == 1 else lengths), a not in tree_starts
 
 
 def tree_parts(trees, sizes):
@@ -131,71 +148,110 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, tr
     same layout and ``total`` each node's sums. The segments lie at the same
     positions in every row, so whatever depends only on the node is a vector
     over positions, shared by the ``p`` rows. Features are scored a block of
-    rows at a time (``BLOCK`` elements), which bounds the temporary arrays.
-    ``trees`` gives each node's tree when several trees grow side by side:
-    each tree's cumulative sums then start from zero (:func:`cumsum_by_tree`).
+    rows at a time (``BLOCK`` elements), which bounds the temporary arrays: of
+    a block's scores only the few that tie with their row's best in their node
+    are kept, since only those can win. ``trees`` gives each node's tree when
+    several trees grow side by side: each tree's cumulative sums then start
+    from zero (:func:`cumsum_by_tree`).
     """
     p, n_active = xs.shape
     m, device = len(sizes), xs.device
-    positions = torch.arange(n_active, device=device)
     node = torch.repeat_interleave(torch.arange(m, device=device), sizes, output_size=n_active)
-    n_left = positions - segment_starts(sizes)[node] + 1
-    n_right = sizes[node] - n_left
     node_parts, parts = tree_parts(trees, sizes)
-    shared = dict(
-        node=node,
-        parts=parts,
-        earlier=(cumsum_by_tree(total, node_parts) - total)[:, None, node],  # earlier nodes' totals
-        total=total[:, None, node],
-        big_enough=(n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf),
-    )
-    scores = torch.empty(p, n_active, dtype=total.dtype, device=device)
+    earlier = cumsum_by_tree(total, node_parts) - total  # each node's earlier nodes' totals
+    big_enough = leaves_big_enough(sizes, node, rules.min_samples_leaf)
+    tree_starts = segment_starts(torch.tensor(parts or [n_active])).tolist()
+    tol = tie_tolerance(total, criterion)
     per_feature = torch.full((p, m), float("-inf"), dtype=total.dtype, device=device)
-    rows = max(1, BLOCK // max(n_active, 1))
-    for r in range(0, p, rows):
-        block = slice(r, r + rows)
-        scores[block] = block_scores(xs[block], sorted_stats[:, block], shared, rules, criterion)
-        per_feature[block].scatter_reduce_(
-            1, node.expand(len(scores[block]), -1), scores[block], "amax"
+    found = []  # (row, position, score) of the scores that tie with their row's best so far
+    rows, piece = max(1, BLOCK // max(n_active, 1)), max(BLOCK, 1)
+    carry = {}  # per block of rows, its running sums before the piece
+    for a in range(0, n_active, piece):  # a long row: a piece of it at a time
+        b = min(a + piece, n_active)
+        at, (lengths, goes_on) = node[a:b], piece_parts(tree_starts, a, b)
+        shared = dict(
+            parts=lengths,
+            earlier=earlier[:, None, at],
+            total=total[:, None, at],
+            big_enough=big_enough[a:b],
         )
+        for r in range(0, p, rows):
+            block = slice(r, r + rows)
+            shared["carry"] = carry.get(r) if goes_on else None
+            stats = sorted_stats[:, block, a:b]
+            scores, carry[r] = block_scores(xs[block, a : b + 1], stats, shared, rules, criterion)
+            row_best = per_feature[block].scatter_reduce_(
+                1, at.expand(len(scores), -1), scores, "amax"
+            )
+            # is_tie_or_best against the row's best so far; -inf: no candidate at all
+            floor = torch.where(row_best > float("-inf"), row_best - tol, float("inf"))
+            row, position = torch.nonzero(scores >= floor[:, at], as_tuple=True)
+            found.append((row + r, position + a, scores[row, position]))
     # each node's best feature: the lowest rank among the features whose best
     # score ties with the node's best (the tie rule of treelib.split)
     per_feature = torch.where(ranks.T < p, per_feature, float("-inf"))  # not searched
-    best, tol = per_feature.max(0).values, tie_tolerance(total, criterion)
+    best = per_feature.max(0).values
     tie = torch.where(is_tie_or_best(per_feature, best, tol), ranks.T, p).min(0).values
     searched = torch.nonzero(best > float("-inf")).squeeze(1)
     feature = (ranks == tie[:, None]).int().argmax(1)  # the feature with that rank
     # inside that feature's row, the first position (smallest threshold) that ties
-    row_scores = scores[feature[node], positions]
-    key = torch.where(is_tie_or_best(row_scores, best[node], tol[node]), positions, n_active)
-    first = torch.full((m,), n_active, device=device).scatter_reduce_(0, node, key, "amin")
+    row, position, score = (torch.cat(column) for column in zip(*found))
+    at = node[position]
+    wins = (row == feature[at]) & is_tie_or_best(score, best[at], tol[at])
+    key = torch.where(wins, position, n_active)
+    first = torch.full((m,), n_active, device=device).scatter_reduce_(0, at, key, "amin")
     f, i = feature[searched], first[searched]
     a, b = xs[f, i].double(), xs[f, i + 1].double()
     t = a / 2 + b / 2
     threshold = torch.where((t == b) | t.isinf(), a, t)  # scikit-learn's midpoint rule
-    # the winners' left children: a cumulative sum along each node's chosen row
-    chosen = cumsum_by_tree(sorted_stats[:, feature[node], positions], parts)  # (n_stats, n_active)
+    # the winners' left children: a cumulative sum along each node's chosen row,
+    # read at each winner and just before its node, a piece of the row at a time
     start = segment_starts(sizes)[searched]
     first_of_tree = torch.zeros(n_active + 1, dtype=torch.bool, device=device)
     first_of_tree[segment_starts(torch.tensor(parts or [n_active], device=device))] = True
     restarts = first_of_tree[start]  # a tree's first node: nothing before it
-    before = torch.where(restarts, 0.0, chosen[:, (start - 1).clamp(min=0)])
-    return searched, f, threshold, chosen[:, i] - before
+    need = torch.cat([i, (start - 1).clamp(min=0)])
+    chosen = total.new_empty(total.shape[0], len(need))
+    carry = None
+    for a in range(0, n_active, piece):
+        b = min(a + piece, n_active)
+        lengths, goes_on = piece_parts(tree_starts, a, b)
+        positions = torch.arange(a, b, device=device)
+        stats = sorted_stats[:, feature[node[a:b]], positions]  # (n_stats, b - a)
+        running = cumsum_by_tree(stats, lengths, carry if goes_on else None)
+        carry, inside = running[:, -1:].clone(), (need >= a) & (need < b)
+        chosen[:, inside] = running[:, need[inside] - a]
+    before = torch.where(restarts, 0.0, chosen[:, len(i) :])
+    return searched, f, threshold, chosen[:, : len(i)] - before
+
+
+def leaves_big_enough(sizes, node, min_samples_leaf):
+    """Per position: would both children keep ``min_samples_leaf`` samples?"""
+    n_left = torch.arange(len(node), device=node.device) - segment_starts(sizes)[node] + 1
+    return (n_left >= min_samples_leaf) & (sizes[node] - n_left >= min_samples_leaf)
 
 
 def block_scores(xs, sorted_stats, shared, rules, criterion):
-    """The scores of a block of feature rows (``-inf``: not a candidate)."""
+    """The scores of a block of feature rows (``-inf``: not a candidate), and the running sums.
+
+    The block may be a piece of the rows: ``shared["carry"]`` then holds the
+    running sums before it, and ``xs`` the value after it (one more column).
+    """
     # segmented cumulative sum: the running sum minus the totals of the earlier nodes
-    left = cumsum_by_tree(sorted_stats, shared["parts"]) - shared["earlier"]  # (n_stats, rows, n)
+    running = cumsum_by_tree(sorted_stats, shared["parts"], shared["carry"])  # (n_stats, rows, n)
+    left = running - shared["earlier"]
     right = shared["total"] - left
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
-    allowed = torch.zeros_like(xs, dtype=torch.bool)
-    allowed[:, :-1] = xs[:, 1:] > xs[:, :-1] + FEATURE_THRESHOLD  # float32, as sklearn
+    allowed = torch.zeros(scores.shape, dtype=torch.bool, device=xs.device)
+    allowed[:, : xs.shape[1] - 1] = (
+        xs[:, 1:] > xs[:, :-1] + FEATURE_THRESHOLD
+    )  # float32, as sklearn
     allowed &= shared["big_enough"]
     if rules.min_weight_leaf > 0:
         allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
-    return torch.where(allowed, scores, float("-inf"))
+    carry = running[..., -1:].clone()  # not a view: `running` is freed
+    return torch.where(allowed, scores, float("-inf")), carry
 
 
 def node_is_open(sizes, weight, impurity, depth, rules):
@@ -205,48 +261,131 @@ def node_is_open(sizes, weight, impurity, depth, rules):
     return ~closed & (depth < rules.max_depth)
 
 
+class OneHotStats:
+    """Sorted statistics with at most one nonzero per sample: its index and its value.
+
+    Classification statistics are one-hot class counts times the sample
+    weight, so a ``(p, n)`` array of labels (and of weights, unless every
+    weight is one) replaces the ``(n_stats, p, n)`` float64 array. Indexing
+    ``stats[:, rows_or_positions...]`` builds that part of the dense array,
+    with exactly the same floats.
+    """
+
+    def __init__(self, labels, weights, n_stats, dtype):
+        self.labels, self.weights, self.n_stats, self.dtype = labels, weights, n_stats, dtype
+
+    @classmethod
+    def of(cls, stats):
+        """The per-sample ``(labels, weights)`` of ``stats``, or ``None`` if not exact."""
+        if stats.shape[0] > 2**15 or torch.signbit(stats).any():  # -0.0 or negative: dense
+            return None
+        if ((stats != 0).sum(0) > 1).any():
+            return None
+        labels = (stats != 0).to(torch.int8).argmax(0)  # 0 where the weight is 0: exact too
+        weights = stats.gather(0, labels[None])[0]
+        if torch.equal(weights, torch.ones_like(weights)):
+            weights = None
+        elif torch.equal(weights.float().double(), weights):
+            weights = weights.float()  # exact in float32 (bootstrap counts, say): half the memory
+        small = torch.int8 if stats.shape[0] <= 127 else torch.int16
+        return cls(labels.to(small), weights, stats.shape[0], stats.dtype)
+
+    def __getitem__(self, index):
+        """The dense statistics ``stats[index]``, ``index[0]`` being ``:`` (all statistics)."""
+        labels = self.labels[index[1:]]
+        if self.weights is None:  # the fastest way to build it
+            classes = torch.arange(self.n_stats, dtype=labels.dtype, device=labels.device)
+            return (labels[None] == classes.view((-1,) + (1,) * labels.dim())).to(self.dtype)
+        out = torch.zeros((self.n_stats,) + labels.shape, dtype=self.dtype, device=labels.device)
+        return out.scatter_(0, labels[None].long(), self.weights[index[1:]][None].to(self.dtype))
+
+
 class ExactSearch:
     """Exact split search for a whole level: features sorted once, kept grouped by node.
 
     It holds, per feature, the samples of the level's *open* nodes (the ones
     that will be searched), grouped by open node in node order and sorted by
-    value inside each node: their ids (``order``), values (``xs``) and
-    statistics (``sorted_stats``).
+    value inside each node: their ids (``order``, int32 when that suffices),
+    values (``xs``) and statistics (``sorted_stats``: a :class:`OneHotStats`
+    for one-hot statistics, else the dense ``(n_stats, p, n)`` array). Every
+    ``(p, n)`` array is built and regrouped one feature row at a time, so the
+    temporaries are ``O(n)``.
     """
 
     def __init__(self, X, stats):
-        XT = X.T.contiguous()
-        self.order = torch.argsort(XT, dim=1, stable=True)  # (p, n): the only full sort
-        self.xs = torch.gather(XT, 1, self.order)
-        self.sorted_stats = take(stats, self.order)  # (n_stats, p, n)
-        self.sizes = torch.tensor([X.shape[0]], device=X.device)
+        p, n = X.shape[1], X.shape[0]
+        self.start(stats, p, n, X.device)
+        for j in range(p):
+            column = X[:, j].contiguous()
+            order = torch.argsort(column, stable=True)  # each feature sorted once
+            self.set_row(j, order, column.index_select(0, order), order)
+        self.sizes = torch.tensor([n], device=X.device)
 
     @classmethod
     def for_trees(cls, X, stats, rows, sizes):
         """The search of many trees grown side by side (:mod:`treelib.batched`).
 
         Sample ``i`` is row ``rows[i]`` of ``X``; the samples come tree after
-        tree (``sizes`` each), each tree's in increasing row order. Each row of
-        ``X.T`` is sorted once; each tree's samples are then picked out of that
+        tree (``sizes`` each), each tree's in increasing row order. Each column
+        of ``X`` is sorted once; each tree's samples are then picked out of that
         order, so inside a tree equal values keep their row order, as a tree
         grown alone sorts them.
         """
         search = cls.__new__(cls)
-        XT = X.T.contiguous()
-        order = torch.argsort(XT, dim=1, stable=True)  # (p, n)
+        p, n = X.shape[1], len(rows)
+        search.start(stats, p, n, X.device)
         trees = torch.arange(len(sizes), device=X.device)
-        tree = torch.repeat_interleave(trees, sizes, output_size=len(rows))
+        tree = torch.repeat_interleave(trees, sizes, output_size=n)
         sample = torch.full((len(sizes), X.shape[0]), -1, dtype=torch.int64, device=X.device)
-        sample[tree, rows] = torch.arange(len(rows), device=X.device)
-        parts = []
-        for t in range(len(sizes)):  # tree t's samples, in each feature's sorted order
-            ids = sample[t].index_select(0, order.view(-1)).view(order.shape)
-            parts.append(ids[ids >= 0].view(X.shape[1], -1))
-        search.order = torch.cat(parts, 1)
-        search.xs = torch.gather(XT, 1, torch.take(rows, search.order))
-        search.sorted_stats = take(stats, search.order)
+        sample[tree, rows] = torch.arange(n, device=X.device)
+        for j in range(p):
+            column = X[:, j].contiguous()
+            by_value = torch.argsort(column, stable=True)
+            ids = sample.index_select(1, by_value)  # per tree, its samples in sorted order
+            order = ids[ids >= 0]
+            x = column.index_select(0, torch.take(rows, order))
+            search.set_row(j, order, x, order)
         search.sizes = sizes
         return search
+
+    def start(self, stats, p, n, device):
+        """Allocate the sorted arrays of ``p`` features and ``n`` samples."""
+        small = torch.int32 if n < 2**31 else torch.int64
+        self.order = torch.empty(p, n, dtype=small, device=device)
+        self.xs = torch.empty(p, n, dtype=torch.float32, device=device)
+        self.stats_of = OneHotStats.of(stats)  # per sample; None: dense statistics
+        if self.stats_of is None:
+            self.stats_of = stats
+            self.sorted_stats = stats.new_empty(stats.shape[0], p, n)
+        else:
+            labels, weights = self.stats_of.labels, self.stats_of.weights
+            self.sorted_stats = OneHotStats(
+                labels.new_empty(p, n),
+                None if weights is None else weights.new_empty(p, n),
+                stats.shape[0],
+                stats.dtype,
+            )
+        self.code_of = self.base_of = None
+
+    def arrays(self):
+        """The sorted ``(p, n)`` arrays, and the dense statistics ``(n_stats, p, n)``."""
+        stats = self.sorted_stats
+        if isinstance(stats, OneHotStats):
+            return [self.order, self.xs, stats.labels] + [
+                w for w in [stats.weights] if w is not None
+            ]
+        return [self.order, self.xs, stats]
+
+    def set_row(self, j, order, x, ids):
+        """Write feature ``j``'s sorted row: sample ids, values, and the statistics of ``ids``."""
+        self.order[j], self.xs[j] = order, x
+        stats = self.sorted_stats
+        if isinstance(stats, OneHotStats):
+            stats.labels[j] = self.stats_of.labels.index_select(0, ids)
+            if stats.weights is not None:
+                stats.weights[j] = self.stats_of.weights.index_select(0, ids)
+        else:
+            stats[:, j] = self.stats_of.index_select(1, ids)
 
     def regroup(self, group, n_groups, right):
         """Keep samples with ``group >= 0``, regrouped by group, each group still sorted.
@@ -254,15 +393,42 @@ class ExactSearch:
         ``group`` gives each sample its open node's index (``-1``: not searched
         any more), ``right`` says which groups are right children. Groups are
         numbered in node order, so a *stable* sort of each row by group keeps
-        every group's samples sorted by value (:func:`regroup_positions`).
+        every group's samples sorted by value (:func:`regroup_positions`). Each
+        row is moved on its own, into the first ``n_kept`` places of its row.
         """
-        self.sizes = torch.bincount(group[group >= 0], minlength=n_groups)
-        code, base = regroup_codes(group, self.sizes, right)
+        ids = self.order[0].long()  # the samples of the open nodes (every row lists them)
+        g = group.index_select(0, ids)
+        self.sizes = torch.bincount(g[g >= 0], minlength=n_groups)
+        code, base = regroup_codes(g, self.sizes, right)
+        if self.code_of is None:  # by sample id, written for the open nodes' samples only
+            self.code_of, self.base_of = (
+                group.new_empty(len(group), dtype=torch.int8),
+                group.clone(),
+            )
+        self.code_of.index_copy_(0, ids, code)
+        self.base_of.index_copy_(0, ids, base)
+        del ids, g, code, base
         n_kept = int(self.sizes.sum())
-        positions = regroup_positions(take(code, self.order), take(base, self.order), n_kept)
-        self.order = apply_positions(self.order, positions, n_kept)
-        self.xs = apply_positions(self.xs, positions, n_kept)
-        self.sorted_stats = apply_positions(self.sorted_stats, positions, n_kept)
+        arrays = self.arrays()
+        for j in range(self.order.shape[0]):
+            row = self.order[j]
+            code, base = self.code_of.index_select(0, row), self.base_of.index_select(0, row)
+            positions = regroup_positions(code, base, n_kept)
+            del code, base
+            for values in arrays:
+                if values.dim() == 2:
+                    values[j, :n_kept] = apply_positions(values[j], positions, n_kept)
+                else:  # dense statistics (n_stats, p, n)
+                    values[:, j, :n_kept] = apply_positions(values[:, j], positions, n_kept)
+        self.order, self.xs = self.order[:, :n_kept], self.xs[:, :n_kept]
+        stats = self.sorted_stats
+        if isinstance(stats, OneHotStats):
+            weights = None if stats.weights is None else stats.weights[:, :n_kept]
+            self.sorted_stats = OneHotStats(
+                stats.labels[:, :n_kept], weights, stats.n_stats, stats.dtype
+            )
+        else:
+            self.sorted_stats = stats[..., :n_kept]
 
     def constant_features(self):
         """``(n_groups, p)``: is the feature constant inside the group?"""
@@ -289,7 +455,14 @@ class ExactSearch:
         node = torch.repeat_interleave(torch.arange(len(self.sizes), device=device), self.sizes)
         rows = drawn[node].T  # (k, n_active): the feature behind each slot, per position
         xs = torch.gather(self.xs, 0, rows)
-        stats = torch.stack([torch.gather(s, 0, rows) for s in self.sorted_stats])
+        if isinstance(self.sorted_stats, OneHotStats):
+            stats = self.sorted_stats
+            weights = None if stats.weights is None else torch.gather(stats.weights, 0, rows)
+            stats = OneHotStats(
+                torch.gather(stats.labels, 0, rows), weights, stats.n_stats, stats.dtype
+            )
+        else:
+            stats = torch.stack([torch.gather(s, 0, rows) for s in self.sorted_stats])
         slot_ranks = torch.where(slot_rank < p, torch.arange(k, device=device), k)  # in order
         groups, slot, threshold, left = level_candidates(
             xs, stats, self.sizes, total, slot_ranks, rules, criterion, trees
@@ -324,9 +497,12 @@ def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, 
     impurity_of, device = CRITERIA[criterion], X.device
     tree, levels = torch.arange(len(keys), device=device), []
     several = len(keys) > 1
+    samples = torch.nonzero(node_of >= 0).squeeze(1)  # the samples in the level's nodes ...
+    node = node_of.index_select(0, samples)  # ... and their node
+    group = torch.full_like(node_of, -1)  # each sample's open node (read for the search's samples)
+    written = samples[:0]  # where `group` holds a value
     while True:
-        m, samples = len(keys), torch.nonzero(node_of >= 0).squeeze(1)
-        node = node_of.index_select(0, samples)
+        m = len(keys)
         total = torch.zeros(stats.shape[0], m, dtype=stats.dtype, device=device)
         total.index_add_(1, node, stats.index_select(1, samples))
         sizes = torch.bincount(node, minlength=m)
@@ -340,7 +516,9 @@ def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, 
             break
         if len(levels) > 1 or len(open_nodes) < m:  # the roots' samples are already in place
             group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)
-            group = torch.where(node_of >= 0, take(group_of_node, node_of.clamp(min=0)), -1)
+            group.index_fill_(0, written, -1)  # samples of the last level's leaves: -1
+            group.index_copy_(0, samples, take(group_of_node, node))
+            written = samples
             search.regroup(group, len(open_nodes), open_nodes % 2 == 1)
         trees = tree[open_nodes] if several else None
         found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
@@ -357,7 +535,7 @@ def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, 
         nodes, sort = torch.sort(nodes)
         level["feature"][nodes], level["threshold"][nodes] = f[sort], threshold[sort]
         level["child"][nodes] = 2 * torch.arange(len(nodes), device=device)
-        node_of = next_level_nodes(X, samples, node, level, rows)
+        samples, node = next_level_nodes(X, samples, node, level, rows)
         sides = torch.arange(2 * len(nodes), device=device) % 2
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
         tree = tree[nodes].repeat_interleave(2)
@@ -376,17 +554,20 @@ def new_level(total, sizes, weight, impurity, criterion):
 
 
 def next_level_nodes(X, samples, node, level, rows=None):
-    """Send each sample of a split node to its child; samples in leaves get -1.
+    """The samples of the split nodes, and the child each one goes to.
 
-    ``samples`` are the samples still in the tree and ``node`` their node;
-    ``rows`` maps samples to rows of ``X`` (``None``: sample ``i`` is row ``i``).
+    ``samples`` are the samples in the level's nodes and ``node`` their node;
+    samples in leaves are left out. ``rows`` maps samples to rows of ``X``
+    (``None``: sample ``i`` is row ``i``).
     """
     child = take(level["child"], node)
+    split = torch.nonzero(child >= 0).squeeze(1)
+    if len(split) < len(node):  # (at the top of a tree every node splits: nothing to drop)
+        samples, node, child = samples[split], node[split], child[split]
     row = samples if rows is None else torch.take(rows, samples)
-    x = torch.take(X, row * X.shape[1] + take(level["feature"], node).clamp(min=0)).double()
-    goes_right = (~(x <= take(level["threshold"], node))).long()
-    new = torch.full((X.shape[0] if rows is None else len(rows),), -1, device=X.device)
-    return new.index_copy_(0, samples, torch.where(child >= 0, child + goes_right, -1))
+    at = take(level["feature"], node).add_(row * X.shape[1])  # the feature's value of each row
+    goes_right = torch.take(X, at).double() > take(level["threshold"], node)
+    return samples, child.add_(goes_right)
 
 
 def assemble_preorder(levels, device=None):
