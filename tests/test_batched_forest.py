@@ -1,5 +1,7 @@
 """A forest grown batched (all trees in one level loop) equals the forest grown tree by tree."""
 
+import threading
+
 import numpy as np
 import pytest
 import torch
@@ -7,6 +9,7 @@ from sklearn.datasets import make_classification, make_regression
 
 import treelib.batched
 import treelib.forest
+import treelib.hist
 from treelib import RandomForestClassifier, RandomForestRegressor
 
 FIELDS = (
@@ -99,7 +102,9 @@ def test_regressor_batched_equals_tree_by_tree(
 @pytest.mark.parametrize("tree_method", ["levelwise", "hist"])
 def test_many_batches_and_stopping_rules(monkeypatch, tree_method):
     # three trees per batch, depth and impurity-decrease limits, unrounded values
+    # (the exact search counts (tree, sample, feature) triples, the histograms (tree, sample) pairs)
     monkeypatch.setattr(treelib.batched, "BATCH_ELEMENTS", 3 * 200 * 5)
+    monkeypatch.setattr(treelib.batched, "HIST_BATCH_SAMPLES", 3 * 200)
     X, y = data("classification", n=200, p=5, rounded=False)
     forest = RandomForestClassifier(
         8, max_depth=5, min_impurity_decrease=0.002, criterion="entropy",
@@ -143,6 +148,57 @@ def test_bad_parameters_still_raise():
 def test_trees_per_batch_bounds_memory():
     assert treelib.batched.trees_per_batch(100_000, 10) == treelib.batched.BATCH_ELEMENTS // 10**6
     assert treelib.batched.trees_per_batch(10**9, 10) == 1
+    # the histogram search keeps one byte per value: a batch counts (tree, sample) pairs
+    hist = treelib.batched.trees_per_batch(100_000, 10, histogram=True)
+    assert hist == treelib.batched.HIST_BATCH_SAMPLES // 100_000 > 1
+
+
+@pytest.mark.parametrize("tree_method", ["levelwise", "hist"])
+def test_n_jobs_grows_batches_in_threads_and_the_same_forest(monkeypatch, tree_method):
+    threads, barrier = set(), []
+    grow = treelib.batched.grow_trees_batched
+
+    def spy(*args, **kwargs):
+        threads.add(threading.get_ident())
+        if barrier:  # both batches must be in flight at once: two threads side by side
+            barrier[0].wait()
+        return grow(*args, **kwargs)
+
+    monkeypatch.setattr(treelib.batched, "grow_trees_batched", spy)
+    X, y = data("classification", n=200, p=5)
+    params = dict(max_features=2, tree_method=tree_method, random_state=3)
+    one = RandomForestClassifier(6, n_jobs=1, **params).fit(X, y)
+    assert threads == {threading.get_ident()}
+    threads.clear()
+    barrier.append(threading.Barrier(2, timeout=30))
+    two = RandomForestClassifier(6, n_jobs=2, **params).fit(X, y)
+    assert len(threads) == 2 and threading.get_ident() not in threads
+    assert_same_forest(two, one)
+    np.testing.assert_array_equal(two.predict_proba(X), one.predict_proba(X))
+
+
+def test_histograms_cover_only_the_drawn_features(monkeypatch):
+    # integer features: deep nodes often draw only constant features and must fall
+    # back on the first varying one of their order, as the exact search does
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(400, 8)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 2, 400) > 2).astype(int)
+    slots, fallback = set(), []
+    search_nodes = treelib.hist.HistogramSearch.search_nodes
+
+    def spy(self, nodes, features, ranks, *args, first_only=False):
+        if first_only:
+            fallback.append(len(nodes))
+        else:
+            slots.add(None if features is None else features.shape[1])
+        return search_nodes(self, nodes, features, ranks, *args, first_only=first_only)
+
+    monkeypatch.setattr(treelib.hist.HistogramSearch, "search_nodes", spy)
+    params = dict(max_features=2, random_state=0)
+    hist = RandomForestClassifier(5, tree_method="hist", **params).fit(X, y)
+    exact = RandomForestClassifier(5, tree_method="levelwise", **params).fit(X, y)
+    assert slots == {2} and sum(fallback) > 0
+    assert_same_forest(hist, exact)
 
 
 def test_torch_input_and_predictions_match_numpy(monkeypatch):

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import torch
+from joblib import effective_n_jobs
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
@@ -277,7 +278,8 @@ class BaseForest(BaseEstimator):
 
         per_tree = getattr(self, "class_weight", None) == "balanced_subsample"
         with tqdm(total=len(trees), desc="trees", disable=not self.verbose) as bar:
-            if not per_tree and fit_trees_batched(trees, X, y, weight_of, bins, bar.update):
+            n_jobs = effective_n_jobs(self.n_jobs)  # None: 1, -1: every core
+            if not per_tree and fit_trees_batched(trees, X, y, weight_of, bins, bar.update, n_jobs):
                 return trees
             for i, tree in enumerate(trees):
                 tree._fit_tensors(X, y, weight_of(i), bins)
@@ -425,9 +427,10 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         accuracy, or ``oob_score(y, y_pred)`` if a callable (as scikit-learn,
         ``y`` holds class indices ``0..K-1``).
     n_jobs : int or None, default=None
-        Accepted and stored for scikit-learn compatibility; it changes nothing.
-        Trees are grown one after another, each on one CPU thread (Chapter 7
-        explains why), so results never depend on ``n_jobs``.
+        Threads that grow the trees (None: one; -1: one per core), as
+        scikit-learn's. The level-wise and histogram builders grow the trees
+        in batches (Chapter 7); each thread grows its own batches on one CPU
+        core. Results never depend on ``n_jobs``.
     max_samples : int, float or None, default=None
         Draws per bootstrap sample: None: n; an int: that many; a float:
         ``max(1, int(max_samples * n))``. More than n is allowed (draws are with
