@@ -58,12 +58,13 @@ def is_leaf_before_search(n, weight, impurity, depth, rules):
 def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight):
     """A new node of the samples ``idx``, and its best allowed split (or None).
 
-    Introduced in Chapter 2. What :func:`grow_tree` does at each node (the
-    stopping rules, then the split search), as one function for the best-first
-    builder; :func:`grow_tree` keeps its own copy inline, so that Chapter 2 can
-    list the recursive builder in one piece. Returns ``(node, split, left)``:
-    ``node`` a dict of the node's fields (a leaf's), ``left`` the mask of the
-    samples of ``idx`` that the split sends left.
+    Introduced in Chapter 2: what both recursive builders (:func:`grow_tree`
+    and the best-first one) do at each node. Sum the target statistics of the
+    node's samples and compute its impurity and value; apply the stopping
+    rules; search the best split among the features the node's ``key`` draws.
+    Returns ``(node, split, left)``: ``node`` a dict of the node's fields (a
+    leaf's), ``split`` None when the node stays a leaf, and ``left`` the mask
+    of the samples of ``idx`` that the split sends left.
     """
     node_stats = stats[:, idx].sum(1)
     weight = float(node_weight(node_stats, criterion))
@@ -100,50 +101,20 @@ def grow_tree(X, stats, criterion, rules, seed):
     ``seed`` an int that fixes every node's feature order.
     """
     nodes = []  # one dict per node, in preorder
-    impurity_of = CRITERIA[criterion]
     root_weight = float(node_weight(stats.sum(1), criterion))
 
     def grow(idx, depth, key):
-        node_stats = stats[:, idx].sum(1)
-        weight, impurity = float(node_weight(node_stats, criterion)), float(impurity_of(node_stats))
-        node = dict(
-            feature=TREE_UNDEFINED, threshold=float(TREE_UNDEFINED), left=TREE_LEAF,
-            right=TREE_LEAF, value=leaf_value(node_stats, criterion), impurity=impurity,
-            n=len(idx), weight=weight, categorical=False,
-        )  # fmt: skip
+        node, split, left = evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight)
         nodes.append(node)
-        if is_leaf_before_search(len(idx), weight, impurity, depth, rules):
-            return len(nodes) - 1
-        X_node = X[idx]
-        split = best_split(
-            X_node, stats[:, idx], criterion,
-            features=draw_features(X_node, rules.max_features, key),
-            categorical=rules.categorical,
-            min_samples_leaf=rules.min_samples_leaf, min_weight_leaf=rules.min_weight_leaf,
-            root_weight=root_weight,
-        )  # fmt: skip
-        if split is None or split.improvement + EPSILON < rules.min_impurity_decrease:
-            return len(nodes) - 1
-        left = goes_left(X_node[:, split.feature], split.threshold, split.categorical)
         node_id = len(nodes) - 1
-        node.update(feature=split.feature, threshold=split.threshold, categorical=split.categorical)
-        node["left"] = grow(idx[left], depth + 1, child_keys(key, 0))
-        node["right"] = grow(idx[~left], depth + 1, child_keys(key, 1))
+        if split is not None:  # an inner node: grow the left subtree, then the right one
+            set_split(node, split)
+            node["left"] = grow(idx[left], depth + 1, child_keys(key, 0))
+            node["right"] = grow(idx[~left], depth + 1, child_keys(key, 1))
         return node_id
 
     grow(torch.arange(X.shape[0]), 0, root_key(seed))
-    return Tree(
-        device=X.device,
-        children_left=[n["left"] for n in nodes],
-        children_right=[n["right"] for n in nodes],
-        feature=[n["feature"] for n in nodes],
-        threshold=[n["threshold"] for n in nodes],
-        value=torch.stack([n["value"] for n in nodes]).unsqueeze(1),
-        impurity=[n["impurity"] for n in nodes],
-        n_node_samples=[n["n"] for n in nodes],
-        weighted_n_node_samples=[n["weight"] for n in nodes],
-        categorical=[n["categorical"] for n in nodes],
-    )
+    return tree_of(nodes, X.device)
 
 
 def grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes):
