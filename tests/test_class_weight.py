@@ -11,8 +11,12 @@ from sklearn import ensemble
 from sklearn.datasets import make_classification
 from sklearn.ensemble._forest import _generate_sample_indices
 from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
-from sklearn_reference import assert_same_tree, dyadic_weights, tie_free_sklearn_fit
-from test_pruning import tie_free_for_treelib
+from sklearn_reference import (
+    assert_same_tree,
+    dyadic_weights,
+    tie_free_for_treelib,
+    tie_free_sklearn_fit,
+)
 
 from treelib import DecisionTreeClassifier, RandomForestClassifier
 

@@ -8,8 +8,12 @@ import numpy as np
 import pytest
 from sklearn import ensemble
 from sklearn.datasets import make_classification, make_regression
-from sklearn_reference import assert_same_tree, dyadic_weights, tie_free_sklearn_fit
-from test_pruning import tie_free_for_treelib
+from sklearn_reference import (
+    assert_same_tree,
+    dyadic_weights,
+    tie_free_for_treelib,
+    tie_free_sklearn_fit,
+)
 
 from treelib import (
     DecisionTreeClassifier,

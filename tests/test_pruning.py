@@ -10,10 +10,10 @@ import pytest
 from sklearn import ensemble
 from sklearn.datasets import make_classification, make_regression
 from sklearn_reference import (
-    FIELDS_EXACT,
     assert_same_tree,
     dyadic_weights,
     sklearn_tree,
+    tie_free_for_treelib,
     tie_free_sklearn_fit,
 )
 
@@ -42,25 +42,6 @@ def dataset(kind, seed, weighted):
     else:
         X, y = make_regression(n_samples=n, n_features=p, noise=20.0, random_state=seed)
     return X, y, dyadic_weights(rng, n, zeros=seed % 2 == 0) if weighted else None
-
-
-def tie_free_for_treelib(cls, X, y, w, params, n_states=8):
-    """Whether treelib grows one tree for several random states.
-
-    scikit-learn's own check misses a tie whose two scores its sums round apart
-    (e.g. two features that split a small node into the same two groups);
-    treelib's tie rule sees it, and its random feature order picks the winner.
-    """
-    trees = [cls(**params, random_state=s).fit(X, y, sample_weight=w) for s in range(n_states)]
-    return (
-        all(
-            np.array_equal(getattr(t.tree_, f), getattr(trees[0].tree_, f))
-            for t in trees[1:]
-            for f in FIELDS_EXACT
-            if t.tree_.node_count == trees[0].tree_.node_count
-        )
-        and len({t.tree_.node_count for t in trees}) == 1
-    )
 
 
 def tie_free_cases(kind, weighted, criterion):
