@@ -304,6 +304,8 @@ def test_adaboost_figure_replays_the_rounds(iris_petals):
     assert figure.table["train_error"].iloc[-1] == pytest.approx(1 - model.score(X_train, y_train))
     assert figure.table["test_error"].iloc[-1] == pytest.approx(1 - model.score(X_test, y_test))
     assert figure.descriptions[figure.start].startswith("Round 3:")
+    assert "; after 1 round training error" in figure.descriptions[0]  # one round, singular
+    assert "; after 2 rounds training error" in figure.descriptions[1]
 
 
 def test_region_figures_fit_the_notebook_budget(iris_petals):

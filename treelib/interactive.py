@@ -754,7 +754,8 @@ def adaboost_rounds_figure(
     )
     sentences = [
         f"Round {r.round}: the stump splits {feature_names[r.feature]} at {r.threshold:.4g}, "
-        f"weighted error {r.weighted_error:.3f}, alpha {r.alpha:.3f}; after {r.round} rounds "
+        f"weighted error {r.weighted_error:.3f}, alpha {r.alpha:.3f}; "
+        f"after {r.round} round{'s' if r.round > 1 else ''} "
         f"training error {r.train_error:.3f}, test error {r.test_error:.3f}."
         for r in table.itertuples()
     ]
