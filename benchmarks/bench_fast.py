@@ -29,7 +29,9 @@ the latest row in ``--out``. Skips are recorded as rows with no time.
 
 ``--forest`` adds random forests of 100 trees at 100k x 10: treelib's
 ``RandomForestClassifier(tree_method=...)`` for levelwise and hist, against
-scikit-learn's with ``n_jobs=1``.
+scikit-learn's, each with ``n_jobs`` from ``--jobs`` (default: 1, one thread
+each, and -1, every core each; the ``threads`` column records the threads
+used: torch's intra-op threads for single trees, ``n_jobs`` for forests).
 
 Ratios (``fit_s / sklearn's fit_s``) only compare fits of the same run: the
 machine may be shared, so absolute times are noisy.
@@ -55,6 +57,7 @@ import time
 from datetime import datetime
 
 import numpy as np
+from bench_common import NaiveTree, append_csv, fmt, naive_input, node_count
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TREE_METHODS = ("sklearn", "recursive", "levelwise", "hist", "naive")
@@ -132,7 +135,7 @@ def peak_rss_mb(was_reset):
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
-def make_model(model, method, deadline, n_trees):
+def make_model(model, method, deadline, n_trees, jobs=1):
     import sklearn.ensemble
     import sklearn.tree
 
@@ -140,31 +143,16 @@ def make_model(model, method, deadline, n_trees):
 
     if model == "forest":
         if method == "sklearn":
-            return sklearn.ensemble.RandomForestClassifier(n_trees, n_jobs=1, random_state=0)
-        return treelib.RandomForestClassifier(n_trees, tree_method=method, random_state=0)
+            return sklearn.ensemble.RandomForestClassifier(n_trees, n_jobs=jobs, random_state=0)
+        return treelib.RandomForestClassifier(
+            n_trees, tree_method=method, n_jobs=jobs, random_state=0
+        )
     if method == "sklearn":
         return sklearn.tree.DecisionTreeClassifier(random_state=0)
     if method == "naive":
         sys.path.insert(0, HERE)
-        from bench_tree import NaiveTree
-
         return NaiveTree(deadline)
     return treelib.DecisionTreeClassifier(tree_method=method, random_state=0)
-
-
-def as_input(method, X, y):
-    """The naive tree works on tensors; the others take numpy arrays."""
-    if method != "naive":
-        return X, y
-    import torch
-
-    return torch.from_numpy(X.astype(np.float32)), torch.from_numpy(y.astype(np.int64))
-
-
-def node_count(model):
-    if hasattr(model, "estimators_"):
-        return sum(t.tree_.node_count for t in model.estimators_)
-    return model.node_count if hasattr(model, "root_") else model.tree_.node_count
 
 
 def worker(args):
@@ -172,19 +160,28 @@ def worker(args):
     import torch
 
     torch.set_num_threads(args.threads)
+    if isinstance(args.jobs, list):  # (one value in a worker)
+        args.jobs = args.jobs[0]
     data = np.load(args.worker_data)
-    X, y = as_input(args.method, data["X"], data["y"])
-    X_test, y_test = as_input(args.method, data["X_test"], data["y_test"])
+    X, y, X_test, y_test = data["X"], data["y"], data["X_test"], data["y_test"]
+    if args.method == "naive":  # it works on tensors
+        X, y = naive_input(X, y)
+        X_test, y_test = naive_input(X_test, y_test)
     tiny = slice(0, 300)
     make_model(args.model, args.method, math.inf, 2).fit(X[tiny], y[tiny])  # warm-up
     deadline = time.perf_counter() + args.naive_budget
-    out = dict(load=os.getloadavg()[0], status="ok", threads=torch.get_num_threads())
+    threads = torch.get_num_threads()
+    if args.model == "forest":  # the forest's own threads (n_jobs), each on one core
+        from joblib import effective_n_jobs
+
+        threads = effective_n_jobs(args.jobs)
+    out = dict(load=os.getloadavg()[0], status="ok", threads=threads)
     gc.collect()
     was_reset = reset_peak()
     before = rss_mb()
     try:
         start = time.perf_counter()
-        model = make_model(args.model, args.method, deadline, args.trees).fit(X, y)
+        model = make_model(args.model, args.method, deadline, args.trees, args.jobs).fit(X, y)
         fit_s = time.perf_counter() - start
     except Exception as error:  # the naive tree's BudgetExceeded
         if args.method != "naive":
@@ -203,7 +200,7 @@ def worker(args):
     for _ in range(args.repeats - 1):  # more fits for a best-of time
         gc.collect()
         start = time.perf_counter()
-        make_model(args.model, args.method, math.inf, args.trees).fit(X, y)
+        make_model(args.model, args.method, math.inf, args.trees, args.jobs).fit(X, y)
         fit_s, runs = min(fit_s, time.perf_counter() - start), runs + 1
     out.update(fit_s=fit_s, repeats=runs)
     print(json.dumps(out))
@@ -218,7 +215,8 @@ def run_worker(args, model, method, data_path, budget):
     command = [sys.executable, os.path.abspath(__file__), "--worker-data", data_path]
     command += ["--model", model, "--method", method, "--threads", str(args.threads)]
     command += ["--repeats", str(args.repeats_for), "--naive-budget", str(args.naive_budget)]
-    command += ["--trees", str(args.trees)]
+    jobs = args.jobs if isinstance(args.jobs, int) else 1  # (a list until the forests)
+    command += ["--trees", str(args.trees), "--jobs", str(jobs)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -303,14 +301,6 @@ def bench(args, model, methods, sizes, p, tmp):
 # --- output -------------------------------------------------------------------------
 
 
-def is_missing(value):
-    return isinstance(value, float) and math.isnan(value)
-
-
-def fmt(value, spec):
-    return "-" if is_missing(value) else format(value, spec)
-
-
 def print_row(r):
     print(
         f"  {r['model']:<6} {r['method']:<10} n={r['n']:>8} p={r['p']:>3}"
@@ -350,27 +340,6 @@ CSV_FORMATS = {
 }
 
 
-def append_csv(rows, path):
-    """Append this run's rows; older runs stay (the ``run`` column tells them apart)."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    new = not os.path.exists(path)
-    if not new:
-        with open(path) as f:
-            if next(csv.reader(f), None) != list(FIELDS):
-                raise SystemExit(f"{path} has other columns; use another --out.")
-    with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
-        if new:
-            writer.writeheader()
-        for r in rows:
-            writer.writerow(
-                {
-                    k: "nan" if is_missing(r[k]) else format(r[k], CSV_FORMATS.get(k, ""))
-                    for k in FIELDS
-                }
-            )
-
-
 def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
@@ -388,6 +357,9 @@ def parse(argv):
     parser.add_argument("--trees", type=int, default=100)
     parser.add_argument("--forest-budget", type=float, default=3600.0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument(
+        "--jobs", type=int, nargs="+", default=[1, -1], help="n_jobs of the forests"
+    )
     parser.add_argument("--run", default=datetime.now().strftime("%Y-%m-%dT%H:%M"))
     parser.add_argument("--out", default="benchmarks/results/fast_fit.csv")
     # internal: run one fit in this (fresh) process
@@ -419,8 +391,10 @@ def main(argv=None):
                 rows += bench(args, "tree", args.methods, sizes, p, tmp)
         if args.forest or args.forest_only:
             args.repeats = 1
-            rows += bench(args, "forest", FOREST_METHODS, [100_000], 10, tmp)
-    append_csv(rows, args.out)
+            for jobs in list(args.jobs):  # one thread each, then every core each
+                args.jobs = jobs
+                rows += bench(args, "forest", FOREST_METHODS, [100_000], 10, tmp)
+    append_csv(rows, args.out, FIELDS, CSV_FORMATS)
     print()
     print(markdown_table(rows))
     print(f"\nappended {len(rows)} rows to {args.out}")
