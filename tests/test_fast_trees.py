@@ -172,3 +172,19 @@ def test_bins_from_a_subsample_on_continuous_data(monkeypatch):
     Xb = torch.stack([x, -x], 1)
     bins = treelib.hist.bin_columns(Xb, 32)  # 5000 > SUBSAMPLE rows: cuts from a subsample
     assert bins.codes.dtype == torch.uint8 and bins.low.shape == (2, 32)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_hist_calls_a_feature_constant_as_the_exact_builders_do(seed):
+    # two features whose values lie within FEATURE_THRESHOLD (1e-7) of each other: the
+    # exact builders call them constant (the draw then moves on when every drawn
+    # feature is constant); so must the histograms, although each value has its own bin
+    rng = np.random.default_rng(seed)
+    n = 80
+    tiny = [1e-3 + rng.integers(0, 3, n) * 3e-8 for _ in range(2)]
+    X = np.column_stack([rng.integers(0, 4, n), tiny[0], rng.integers(0, 4, n), tiny[1]])
+    y = (X[:, 0] + X[:, 2] + rng.integers(0, 2, n) > 3).astype(int)
+    params = dict(max_features=1, random_state=seed)
+    exact = DecisionTreeClassifier(tree_method="levelwise", **params).fit(X, y)
+    hist = DecisionTreeClassifier(tree_method="hist", **params).fit(X, y)
+    assert_identical(hist, exact)

@@ -202,8 +202,8 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=1
         Called with the number of trees of each batch grown (a progress bar).
     n_jobs : int
         Threads that grow batches side by side, each on one CPU core; the
-        trees are cut into a multiple of ``n_jobs`` batches. The trees do not
-        depend on it.
+        number of batches is rounded up towards a multiple of ``n_jobs``, so
+        that the threads get about the same work. The trees do not depend on it.
 
     Returns
     -------
@@ -221,7 +221,7 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=1
     bins = None if first.tree_method != "hist" else bins.to(device)
     n_trees = len(trees)
     n_batches = -(-n_trees // trees_per_batch(*X.shape, histogram=bins is not None))
-    n_batches = -(-n_batches // n_jobs) * n_jobs  # a multiple of the threads: balanced work
+    n_batches = -(-n_batches // n_jobs) * n_jobs  # towards a multiple of the threads: balance
     step = -(-n_trees // n_batches)
 
     def grow(start):  # one batch of trees; each thread runs its tensor ops on its own core

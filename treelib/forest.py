@@ -428,9 +428,11 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         ``y`` holds class indices ``0..K-1``).
     n_jobs : int or None, default=None
         Threads that grow the trees (None: one; -1: one per core), as
-        scikit-learn's. The level-wise and histogram builders grow the trees
-        in batches (Chapter 7); each thread grows its own batches on one CPU
-        core. Results never depend on ``n_jobs``.
+        scikit-learn's. It acts where the trees are grown in batches (Chapter
+        7: the level-wise and histogram builders, without categorical features
+        or ``class_weight="balanced_subsample"``); each thread grows its own
+        batches on one CPU core. Elsewhere the trees grow one after another.
+        Results never depend on ``n_jobs``.
     max_samples : int, float or None, default=None
         Draws per bootstrap sample: None: n; an int: that many; a float:
         ``max(1, int(max_samples * n))``. More than n is allowed (draws are with

@@ -319,7 +319,7 @@ class HistogramSearch:
             if features is None:
                 batch_ranks = ranks[part]
             else:
-                constant = (torch.bincount(row, minlength=count * slots) <= 1).view(count, slots)
+                constant = self.constant_slots(cells[0], row, drawn).view(count, slots)
                 slot = torch.arange(slots, device=row.device)
                 skip = constant
                 if first_only:  # only the first slot that varies
@@ -334,6 +334,23 @@ class HistogramSearch:
             first += count
         found = tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
         return found, torch.cat(constant_nodes) if constant_nodes else nodes[:0]
+
+    def constant_slots(self, cell, row, features):
+        """Per (node, slot): is the slot's feature constant in the node?
+
+        The exact builders' rule: its largest value in the node is at most
+        ``FEATURE_THRESHOLD`` above its smallest, read here from the first and
+        the last non-empty bin of the row (exact when each value has its own
+        bin). ``cell`` and ``row`` list the non-empty cells of the nodes.
+        """
+        B, n_rows = self.n_bins, features.numel()
+        b = cell % B
+        first = torch.full((n_rows,), B - 1, device=cell.device).scatter_reduce_(0, row, b, "amin")
+        last = torch.zeros(n_rows, dtype=b.dtype, device=cell.device)
+        last.scatter_reduce_(0, row, b, "amax")
+        f = features.reshape(-1) * B
+        low, high = torch.take(self.low, f + first), torch.take(self.high, f + last)
+        return high <= low + FEATURE_THRESHOLD
 
     def dense_cells(self, rows, local, count, with_counts, features=None):
         """The non-empty cells of ``count`` nodes, from dense histograms (:meth:`histograms`).
