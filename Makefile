@@ -101,8 +101,10 @@ lint: $(STAMP)
 test-unit: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest tests -q -n 2 --dist loadfile
 
+# Two workers, one notebook each at a time (--dist loadfile: a notebook's cells run in
+# order in one kernel).
 test-notebooks: $(STAMP)
-	$(PY) -m pytest $(NBVAL_FLAGS) notebooks/[0-9]*.ipynb
+	$(PY) -m pytest $(NBVAL_FLAGS) -n 2 --dist loadfile notebooks/[0-9]*.ipynb
 
 # tests/test_browser.py and tests/test_pdf.py drive Debian's Chromium (never a browser
 # downloaded by a test tool); test_pdf.py reads the PDF's text with pdftotext
