@@ -5,6 +5,7 @@ import pytest
 import torch
 from sklearn.datasets import make_classification, make_regression
 
+import treelib.hist
 import treelib.levelwise
 from treelib import DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier
 from treelib.criteria import target_stats
@@ -68,3 +69,65 @@ def test_regression_statistics_stay_dense():
     stats = target_stats(torch.as_tensor(y), torch.ones(100), "squared_error")
     search = treelib.levelwise.ExactSearch(torch.as_tensor(X, dtype=torch.float32), stats)
     assert torch.is_tensor(search.sorted_stats) and search.sorted_stats.shape == (3, 3, 100)
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 8])
+def test_regroup_positions_by_hand_in_pieces(piece):
+    """Two parents: A's samples 0-4 go to groups 0 (left) and 1 (right), sample 3 to a
+    leaf; B's samples 5-7 to groups 2 (left) and 3 (right). Sorted stably by group:
+    0 -> 0, 2 -> 1, 1 -> 2, 4 -> 3, 5 -> 4, 7 -> 5, 6 -> 6; the dropped sample 3 -> 7."""
+    group = torch.tensor([0, 1, 0, -1, 1, 2, 3, 2])
+    right = torch.tensor([False, True, False, True])
+    sizes = treelib.levelwise.group_sizes(group, torch.arange(8), 4)
+    assert sizes.tolist() == [2, 2, 2, 1]
+    code, base = treelib.levelwise.regroup_codes(group, sizes, right)
+    positions, before = [], None
+    for a in range(0, 8, piece):
+        part, before = treelib.levelwise.regroup_positions(
+            code[a : a + piece], base[a : a + piece], 7, before
+        )
+        positions += part.tolist()
+    assert positions == [0, 2, 1, 7, 3, 4, 6, 5]
+
+
+def fit_every_builder(X, y, w):
+    models = []
+    for method in ("levelwise", "hist"):
+        models += [
+            DecisionTreeClassifier(tree_method=method, random_state=0).fit(X, y, sample_weight=w),
+            DecisionTreeClassifier(tree_method=method, max_features=2, random_state=0).fit(X, y),
+            DecisionTreeRegressor(tree_method=method, random_state=0).fit(X, y * 1.5 - 1),
+            *RandomForestClassifier(n_estimators=3, tree_method=method, random_state=0)
+            .fit(X, y)
+            .estimators_,
+        ]
+    return models
+
+
+def test_level_loop_in_pieces_grows_the_same_trees(monkeypatch):
+    """The level loop's sample-long steps (totals, routing to children, regrouping) done
+    seven samples at a time grow the trees they grow in one piece."""
+    X, y = make_classification(n_samples=400, n_features=5, n_informative=3, random_state=2)
+    X = np.round(X, 1)  # ties
+    w = np.random.default_rng(2).integers(0, 4, 400).astype(float)
+    whole = fit_every_builder(X, y, w)
+    monkeypatch.setattr(treelib.levelwise, "PIECE", 7)
+    pieces = fit_every_builder(X, y, w)
+    for a, b in zip(whole, pieces):
+        for field in FIELDS:
+            np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field))
+
+
+@pytest.mark.parametrize("max_scan", [1, 60])
+def test_histogram_scan_in_parts_grows_the_same_trees(monkeypatch, max_scan):
+    """Scanning a batch's non-empty cells a few nodes at a time (at least one node per
+    part) finds the splits of one scan over the whole batch."""
+    X, y = make_classification(n_samples=400, n_features=5, n_informative=3, random_state=3)
+    X = np.round(X, 1)  # ties
+    w = np.random.default_rng(3).integers(0, 4, 400).astype(float)
+    whole = fit_every_builder(X, y, w)[4:]  # the histogram builder's
+    monkeypatch.setattr(treelib.hist, "MAX_SCAN", max_scan)
+    parts = fit_every_builder(X, y, w)[4:]
+    for a, b in zip(whole, parts):
+        for field in FIELDS:
+            np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field))

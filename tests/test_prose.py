@@ -15,6 +15,7 @@ it finds, and is itself tested on a small made-up case, so these tests can fail.
 - ``treelib`` never points at a path outside the repository.
 """
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -440,3 +441,92 @@ def test_difficulty_problems_reads_titles():
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
 def test_every_exercise_has_a_difficulty(path):
     assert difficulty_problems(load(path)) == []
+
+
+# --- library constants named in the prose have the library's values --------------------
+
+CONSTANT = re.compile(r"`([A-Z][A-Z0-9_]*)` \$= ([0-9]+)(?:\^\{([0-9]+)\})?\$")
+
+
+def library_constants():
+    import importlib
+    import pkgutil
+
+    import treelib
+
+    found = {}
+    for module in pkgutil.iter_modules(treelib.__path__):
+        values = vars(importlib.import_module(f"treelib.{module.name}"))
+        found.update({k: v for k, v in values.items() if k.isupper() and isinstance(v, int)})
+    return found
+
+
+def integer_value(node):
+    """The value of an int literal or of ``a**b`` with int literals; else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        base, power = integer_value(node.left), integer_value(node.right)
+        return None if base is None or power is None else base**power
+    return None
+
+
+def notebook_constants(nb):
+    """Integer constants a chapter's code defines (``NAME = 100``, ``A, B = 2**20, 3``)."""
+    found = {}
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        lines = source(cell).splitlines()  # IPython magics become `pass`
+        code = "\n".join(re.sub(r"^(\s*)[%!].*", r"\1pass", line) for line in lines)
+        for statement in ast.parse(code).body:
+            if not isinstance(statement, ast.Assign):
+                continue
+            for target in statement.targets:
+                names, values = [target], [statement.value]
+                if isinstance(target, ast.Tuple) and isinstance(statement.value, ast.Tuple):
+                    names, values = target.elts, statement.value.elts
+                for name, value in zip(names, values):
+                    number = integer_value(value)
+                    if isinstance(name, ast.Name) and name.id.isupper() and number is not None:
+                        found[name.id] = number
+    return found
+
+
+def constant_problems(nb, constants):
+    """Each "`NAME` $= value$" in the prose: NAME must be a constant of that value, of
+    treelib (``constants``) or of the chapter's own code."""
+    constants = {**constants, **notebook_constants(nb)}
+    problems, seen = [], 0
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for name, base, power in CONSTANT.findall(source(cell)):
+            seen += 1
+            value = int(base) ** int(power) if power else int(base)
+            if constants.get(name) != value:
+                problems.append(f"{name} = {value} in the text, {constants.get(name)} in treelib")
+    return problems, seen
+
+
+def test_constant_problems_reads_powers_and_plain_values():
+    text = "`MAX_CELLS` $= 2^{20}$ cells, `SPARSE_RATIO` $= 16$, `NOPE` $= 3$, `A_B` $= 2^{3}$"
+    text += ", `N_SETS` $= 100$ sets, `N_RUNS` $= 2^{5}$"
+    code = "%matplotlib inline\nN_SETS, WIDTH = 100, 0.3  # sets\nN_RUNS = 2**4\nx = 3"
+    nb = {"cells": [{"cell_type": "markdown", "source": text},
+                    {"cell_type": "code", "source": code}]}  # fmt: skip
+    problems, seen = constant_problems(nb, {"MAX_CELLS": 2**20, "SPARSE_RATIO": 16, "A_B": 9})
+    assert seen == 6
+    assert problems == [
+        "NOPE = 3 in the text, None in treelib",
+        "A_B = 8 in the text, 9 in treelib",
+        "N_RUNS = 32 in the text, 16 in treelib",
+    ]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_constants_in_the_text_are_the_library_values(path):
+    problems, seen = constant_problems(load(path), library_constants())
+    assert problems == []
+    if path.stem == "07_fast_trees":  # the chapter that names its batch sizes
+        assert seen >= 6

@@ -22,9 +22,9 @@ import torch
 
 from .criteria import REGRESSION_CRITERIA, node_weight
 from .levelwise import (
-    apply_positions,
+    group_sizes,
     regroup_codes,
-    regroup_positions,
+    regroup_rows,
     segment_starts,
     segmented_argmax,
 )
@@ -32,6 +32,7 @@ from .node_random import search_ranks
 from .split import FEATURE_THRESHOLD, split_scores, tie_tolerance
 
 MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
+MAX_SCAN = 2**17  # non-empty cells scanned for splits at a time (whole nodes): bounds memory
 CHUNK = 2**20  # (sample, feature) pairs counted at a time: bounds memory
 SUBSAMPLE = 200_000  # rows the bin edges are computed from (scikit-learn's default)
 SPARSE_RATIO = 16  # list non-empty cells when nodes hold < bins * classes / SPARSE_RATIO samples
@@ -115,14 +116,15 @@ def bin_columns(X, max_bins):
     (seeded: the same rows on every run), as in scikit-learn's HistGradientBoosting.
     """
     code_type = torch.uint8 if max_bins <= 256 else torch.int32  # one byte per value by default
-    codes, lows, highs = [], [], []
+    codes = torch.empty(X.shape, dtype=code_type, device=X.device)
+    lows, highs = [], []
     sample = None
     if X.shape[0] > SUBSAMPLE:
         generator = torch.Generator().manual_seed(0)
         sample = torch.randperm(X.shape[0], generator=generator)[:SUBSAMPLE].to(X.device)
-    for column in X.T:
+    for j, column in enumerate(X.T):
         c, low, high = bin_feature(column, max_bins, sample)
-        codes.append(c.to(code_type))
+        codes[:, j] = c
         lows.append(low)
         highs.append(high)
     B = max(len(low) for low in lows)
@@ -130,7 +132,7 @@ def bin_columns(X, max_bins):
                        for lo in lows])  # fmt: skip
     high = torch.stack([torch.nn.functional.pad(hi, (0, B - len(hi)), value=float("-inf"))
                         for hi in highs])  # fmt: skip
-    return Bins(torch.stack(codes, dim=1), low, high)
+    return Bins(codes, low, high)
 
 
 class HistogramSearch:
@@ -176,14 +178,17 @@ class HistogramSearch:
 
     def regroup(self, group, n_groups, right):
         """Keep the samples with ``group >= 0``, sorted by group (like ``ExactSearch.regroup``)."""
-        g, self.at_root = group[self.active], False
-        self.sizes = torch.bincount(g[g >= 0], minlength=n_groups)
-        code, base = regroup_codes(g, self.sizes, right)
-        n_kept = int(self.sizes.sum())
-        positions = regroup_positions(code, base, n_kept)
-        self.active = apply_positions(self.active, positions, n_kept)
-        groups = torch.arange(n_groups, device=g.device)
-        self.group = torch.repeat_interleave(groups, self.sizes, output_size=n_kept)
+        self.at_root, n = False, len(self.active)
+        self.sizes = sizes = group_sizes(group, self.active, n_groups)
+        n_kept = int(sizes.sum())
+
+        def codes_of(a, b):
+            return regroup_codes(group.index_select(0, self.active[a:b]), sizes, right)
+
+        (self.active,) = regroup_rows([self.active], codes_of, n_kept, n)
+        self.group = None  # (freed before the new one is made: memory)
+        groups = torch.arange(n_groups, device=group.device)
+        self.group = torch.repeat_interleave(groups, sizes, output_size=n_kept)
 
     def slot_codes(self, rows, local, features):
         """Bin codes of the nodes' searched features, ``(len(rows), slots)``.
@@ -301,11 +306,13 @@ class HistogramSearch:
             else:
                 count = min(batch, len(nodes) - first)
             part, n_rows = slice(first, first + count), bounds[first + count] - bounds[first]
-            batch_nodes = torch.arange(count, device=sizes.device)
-            local = torch.repeat_interleave(batch_nodes, sizes[part], output_size=n_rows)
-            if every_node:
+            if every_node:  # (each sample's node is already listed: self.group)
                 rows = self.active[bounds[first] : bounds[first + count]]
+                local = self.group[bounds[first] : bounds[first + count]]
+                local = local - first if first > 0 else local
             else:  # the samples of listed nodes: each node's stretch of self.active
+                batch_nodes = torch.arange(count, device=sizes.device)
+                local = torch.repeat_interleave(batch_nodes, sizes[part], output_size=n_rows)
                 shift = start[part] - (segment_starts(sizes[part]))
                 rows = self.active[torch.arange(n_rows, device=sizes.device) + shift[local]]
             drawn = None if features is None else features[part]
@@ -327,8 +334,8 @@ class HistogramSearch:
                 batch_ranks = torch.where(skip, p, ranks + slot)
                 constant_nodes.append(nodes[part][constant.all(1)])
             batch_total = total.index_select(1, nodes[part])
-            g, f, threshold, left = self.best_in_cells(
-                *cells, row, batch_total, sizes[part], batch_ranks, drawn, rules, criterion
+            g, f, threshold, left = self.scan_cells(
+                cells, row, batch_total, sizes[part], batch_ranks, drawn, rules, criterion
             )
             found.append((nodes[part][g], f, threshold, left))
             first += count
@@ -398,6 +405,40 @@ class HistogramSearch:
             if with_counts:
                 n_in = torch.bincount(inverse, minlength=len(cell))
         return cell, values, n_in
+
+    def scan_cells(self, cells, row, total, sizes, ranks, features, rules, criterion):
+        """:meth:`best_in_cells` on at most ``MAX_SCAN`` cells at a time, whole nodes each.
+
+        A batch of dense histograms may hold up to ``MAX_CELLS`` non-empty
+        cells; scanning them in parts bounds the temporary arrays of the scan
+        (about twenty numbers per cell) without making the batches smaller.
+        """
+        cell, values, n_in = cells
+        count, slots = ranks.shape
+        if len(cell) <= MAX_SCAN:
+            return self.best_in_cells(*cells, row, total, sizes, ranks, features, rules, criterion)
+        nodes = torch.arange(count + 1, device=row.device)
+        node_starts = torch.searchsorted(row // slots, nodes).tolist()  # each node's first cell
+        found, first = [], 0
+        while first < count:
+            end = bisect.bisect_right(node_starts, node_starts[first] + MAX_SCAN) - 1
+            end = max(first + 1, min(end, count))
+            a, b = node_starts[first], node_starts[end]
+            g, f, threshold, left = self.best_in_cells(
+                cell[a:b] - first * slots * self.n_bins,
+                values[:, a:b],
+                None if n_in is None else n_in[a:b],
+                row[a:b] - first * slots,
+                total[:, first:end],
+                sizes[first:end],
+                ranks[first:end],
+                None if features is None else features[first:end],
+                rules,
+                criterion,
+            )
+            found.append((g + first, f, threshold, left))
+            first = end
+        return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
 
     def best_in_cells(
         self, cell, values, n_in, row, total, sizes, ranks, features, rules, criterion

@@ -22,6 +22,7 @@ from .split import FEATURE_THRESHOLD, is_tie_or_best, split_scores, tie_toleranc
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
 BLOCK = 2**15  # elements per block (of rows, or piece of a row) scored together: bounds memory
+PIECE = 2**18  # elements of a sample-long array moved at a time in the level loop: bounds memory
 
 
 def take(values, index):
@@ -39,6 +40,15 @@ def segment_starts(sizes):
     return torch.cumsum(sizes, 0) - sizes
 
 
+def group_sizes(group, ids, n_groups):
+    """The samples of each group among ``ids`` (``group[ids]``, ``-1``: none), a piece at a time."""
+    sizes = torch.zeros(n_groups, dtype=torch.int64, device=group.device)
+    for a, b in pieces(len(ids)):
+        g = group.index_select(0, ids[a:b])
+        sizes += torch.bincount(g[g >= 0], minlength=n_groups)
+    return sizes
+
+
 def regroup_codes(group, sizes, right):
     """Per sample, what regrouping does with it: ``(code, base)``.
 
@@ -54,7 +64,12 @@ def regroup_codes(group, sizes, right):
     return code, torch.take(start - side_start, g)
 
 
-def regroup_positions(code, base, n_kept):
+def pieces(n):
+    """``(a, b)`` bounds of consecutive pieces of ``PIECE`` elements covering ``0:n``."""
+    return [(a, min(a + PIECE, n)) for a in range(0, n, PIECE)]
+
+
+def regroup_positions(code, base, n_kept, before=None):
     """Where each element goes when every row is sorted by group, stably.
 
     ``code`` and ``base`` come from :func:`regroup_codes`, one per element.
@@ -63,19 +78,38 @@ def regroup_positions(code, base, n_kept):
     the two. An element's place is its group's start (``base`` plus the
     elements of its side in earlier groups) plus its rank in its group, which
     is its rank among the elements of its side, counted along the row.
-    Dropped elements go to position ``n_kept``.
+    Dropped elements go to position ``n_kept``. The row may come a piece at a
+    time: ``before`` holds the left and the right elements of its earlier
+    pieces (``None``: none). Returns the positions and those counts after
+    this piece.
     """
     on_right = code == 1
-    rank = (code == 0).cumsum(-1)  # rank + 1 on the left side (in place from here: memory)
-    rank += on_right * (on_right.cumsum(-1) - rank)  # ... and on the right side
+    left, right = (code == 0).cumsum(-1), on_right.cumsum(-1)  # rank + 1 on each side
+    if before is not None:
+        left += before[0]
+        right += before[1]
+    after = (left[..., -1:].clone(), right[..., -1:].clone())
+    rank = torch.where(on_right, right, left)
     rank += base - 1
-    return rank.masked_fill_(code == 2, n_kept)
+    return rank.masked_fill_(code == 2, n_kept), after
 
 
-def apply_positions(values, positions, n_kept):
-    """Move ``values`` along the last axis to ``positions`` (from :func:`regroup_positions`)."""
-    out = values.new_empty(values.shape[:-1] + (n_kept + 1,))
-    return out.scatter_(-1, positions.expand_as(values), values)[..., :n_kept]
+def regroup_rows(values, codes_of, n_kept, n):
+    """Move ``values`` (arrays of ``n`` elements on the last axis) to their regrouped places.
+
+    ``codes_of(a, b)`` gives the ``(code, base)`` of elements ``a:b``
+    (:func:`regroup_codes`). The positions are computed and applied a piece
+    of ``PIECE`` elements at a time, so the temporaries stay small; each
+    array gets a new one of ``n_kept`` elements.
+    """
+    outs = [v.new_empty(v.shape[:-1] + (n_kept + 1,)) for v in values]
+    before = None
+    for a, b in pieces(n):
+        code, base = codes_of(a, b)
+        positions, before = regroup_positions(code, base, n_kept, before)
+        for out, v in zip(outs, values):
+            out.scatter_(-1, positions.expand(v.shape[:-1] + (b - a,)), v[..., a:b])
+    return [out[..., :n_kept] for out in outs]
 
 
 def cumsum_by_tree(values, lengths=None, carry=None):
@@ -394,32 +428,37 @@ class ExactSearch:
         any more), ``right`` says which groups are right children. Groups are
         numbered in node order, so a *stable* sort of each row by group keeps
         every group's samples sorted by value (:func:`regroup_positions`). Each
-        row is moved on its own, into the first ``n_kept`` places of its row.
+        row is moved on its own, a piece at a time (:func:`regroup_rows`), into
+        the first ``n_kept`` places of its row.
         """
-        ids = self.order[0].long()  # the samples of the open nodes (every row lists them)
-        g = group.index_select(0, ids)
-        self.sizes = torch.bincount(g[g >= 0], minlength=n_groups)
-        code, base = regroup_codes(g, self.sizes, right)
+        first_row, n = self.order[0], self.order.shape[1]  # every row lists the open nodes' samples
+        self.sizes = group_sizes(group, first_row, n_groups)
         if self.code_of is None:  # by sample id, written for the open nodes' samples only
             self.code_of, self.base_of = (
                 group.new_empty(len(group), dtype=torch.int8),
                 group.clone(),
             )
-        self.code_of.index_copy_(0, ids, code)
-        self.base_of.index_copy_(0, ids, base)
-        del ids, g, code, base
+        for a, b in pieces(n):
+            ids = first_row[a:b].long()
+            code, base = regroup_codes(group.index_select(0, ids), self.sizes, right)
+            self.code_of.index_copy_(0, ids, code)
+            self.base_of.index_copy_(0, ids, base)
         n_kept = int(self.sizes.sum())
         arrays = self.arrays()
         for j in range(self.order.shape[0]):
             row = self.order[j]
-            code, base = self.code_of.index_select(0, row), self.base_of.index_select(0, row)
-            positions = regroup_positions(code, base, n_kept)
-            del code, base
-            for values in arrays:
+
+            def codes_of(a, b, row=row):
+                ids = row[a:b]
+                return self.code_of.index_select(0, ids), self.base_of.index_select(0, ids)
+
+            rows = [values[j] if values.dim() == 2 else values[:, j] for values in arrays]
+            moved = regroup_rows(rows, codes_of, n_kept, n)
+            for values, new in zip(arrays, moved):
                 if values.dim() == 2:
-                    values[j, :n_kept] = apply_positions(values[j], positions, n_kept)
+                    values[j, :n_kept] = new
                 else:  # dense statistics (n_stats, p, n)
-                    values[:, j, :n_kept] = apply_positions(values[:, j], positions, n_kept)
+                    values[:, j, :n_kept] = new
         self.order, self.xs = self.order[:, :n_kept], self.xs[:, :n_kept]
         stats = self.sorted_stats
         if isinstance(stats, OneHotStats):
@@ -487,7 +526,7 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
 def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, rows=None):
     """The level loop, for one tree or for many grown side by side (a forest).
 
-    ``node_of`` gives each sample its root (``-1``: in no tree), ``keys`` and
+    ``node_of`` gives each sample its root (roots in order), ``keys`` and
     ``root_weight`` are the roots' keys and total weights. With several roots a
     "sample" is one sample of one tree (:mod:`treelib.batched`) and ``rows[i]``
     is its row of ``X`` (``None``: sample ``i`` is row ``i``). Nodes of one level
@@ -497,14 +536,15 @@ def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, 
     impurity_of, device = CRITERIA[criterion], X.device
     tree, levels = torch.arange(len(keys), device=device), []
     several = len(keys) > 1
-    samples = torch.nonzero(node_of >= 0).squeeze(1)  # the samples in the level's nodes ...
-    node = node_of.index_select(0, samples)  # ... and their node
+    samples = torch.arange(len(node_of), device=device)  # the samples in the level's nodes ...
+    node = node_of  # ... and their node
     group = torch.full_like(node_of, -1)  # each sample's open node (read for the search's samples)
     written = samples[:0]  # where `group` holds a value
     while True:
         m = len(keys)
         total = torch.zeros(stats.shape[0], m, dtype=stats.dtype, device=device)
-        total.index_add_(1, node, stats.index_select(1, samples))
+        for a, b in pieces(len(samples)):  # (a piece at a time: bounded memory)
+            total.index_add_(1, node[a:b], stats.index_select(1, samples[a:b]))
         sizes = torch.bincount(node, minlength=m)
         weight, impurity = node_weight(total, criterion), impurity_of(total)
         level = new_level(total, sizes, weight, impurity, criterion)
@@ -517,7 +557,8 @@ def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, 
         if len(levels) > 1 or len(open_nodes) < m:  # the roots' samples are already in place
             group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)
             group.index_fill_(0, written, -1)  # samples of the last level's leaves: -1
-            group.index_copy_(0, samples, take(group_of_node, node))
+            for a, b in pieces(len(samples)):
+                group.index_copy_(0, samples[a:b], take(group_of_node, node[a:b]))
             written = samples
             search.regroup(group, len(open_nodes), open_nodes % 2 == 1)
         trees = tree[open_nodes] if several else None
@@ -560,14 +601,22 @@ def next_level_nodes(X, samples, node, level, rows=None):
     samples in leaves are left out. ``rows`` maps samples to rows of ``X``
     (``None``: sample ``i`` is row ``i``).
     """
-    child = take(level["child"], node)
-    split = torch.nonzero(child >= 0).squeeze(1)
-    if len(split) < len(node):  # (at the top of a tree every node splits: nothing to drop)
-        samples, node, child = samples[split], node[split], child[split]
-    row = samples if rows is None else torch.take(rows, samples)
-    at = take(level["feature"], node).add_(row * X.shape[1])  # the feature's value of each row
-    goes_right = torch.take(X, at).double() > take(level["threshold"], node)
-    return samples, child.add_(goes_right)
+    n_split = int(level["n"][level["child"] >= 0].sum())  # samples of the split nodes
+    kept, child_of = samples.new_empty(n_split), node.new_empty(n_split)
+    at_kept = 0
+    for a, b in pieces(len(node)):  # a piece at a time: bounded memory
+        s, t = samples[a:b], node[a:b]
+        child = take(level["child"], t)
+        split = torch.nonzero(child >= 0).squeeze(1)
+        if len(split) < len(t):  # (at the top of a tree every node splits: nothing to drop)
+            s, t, child = s[split], t[split], child[split]
+        row = s if rows is None else torch.take(rows, s)
+        at = take(level["feature"], t).add_(row * X.shape[1])  # the feature's value of each row
+        goes_right = torch.take(X, at).double() > take(level["threshold"], t)
+        kept[at_kept : at_kept + len(s)] = s
+        child_of[at_kept : at_kept + len(s)] = child.add_(goes_right)
+        at_kept += len(s)
+    return kept, child_of
 
 
 def assemble_preorder(levels, device=None):
