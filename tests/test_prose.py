@@ -530,3 +530,37 @@ def test_constants_in_the_text_are_the_library_values(path):
     assert problems == []
     if path.stem == "07_fast_trees":  # the chapter that names its batch sizes
         assert seen >= 6
+
+
+# --- glued numbers are numbers ----------------------------------------------------------
+
+
+def glued_values(nb):
+    """``(name, text)`` of every value a chapter glues (myst-nb's scrapbook outputs)."""
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            scrapbook = output.get("metadata", {}).get("scrapbook", {})
+            if "name" in scrapbook:
+                key = scrapbook.get("mime_prefix", "") + "text/plain"
+                text = output.get("data", {}).get(key, "")
+                yield scrapbook["name"], "".join(text) if isinstance(text, list) else text
+
+
+def not_a_number_problems(nb):
+    bad = {"nan", "inf", "-inf", "None", "<NA>"}
+    return [f"{name} is glued as {text}" for name, text in glued_values(nb) if text in bad]
+
+
+def test_not_a_number_problems_reads_scrapbook_outputs():
+    def glued(name, text):
+        prefix = "application/papermill.record/"
+        scrapbook = {"name": name, "mime_prefix": prefix}
+        return {"metadata": {"scrapbook": scrapbook}, "data": {prefix + "text/plain": text}}
+
+    cell = {"cell_type": "code", "outputs": [glued("a", "0.5"), glued("b", "nan"), {"data": {}}]}
+    assert not_a_number_problems({"cells": [cell]}) == ["b is glued as nan"]
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_no_glued_value_is_missing(path):
+    assert not_a_number_problems(load(path)) == []
