@@ -118,15 +118,19 @@ def test_level_loop_in_pieces_grows_the_same_trees(monkeypatch):
             np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field))
 
 
-@pytest.mark.parametrize("max_scan", [1, 60])
-def test_histogram_scan_in_parts_grows_the_same_trees(monkeypatch, max_scan):
-    """Scanning a batch's non-empty cells a few nodes at a time (at least one node per
-    part) finds the splits of one scan over the whole batch."""
+@pytest.mark.parametrize(
+    "limits", [{"MAX_SCAN": 1}, {"MAX_SCAN": 60}, {"MAX_CELLS": 2000}, {"CHUNK": 50, "MAX_SCAN": 3}]
+)
+def test_histogram_batches_and_scans_in_parts_grow_the_same_trees(monkeypatch, limits):
+    """Histograms of a few nodes per batch (each batch's samples numbered from its first
+    node), counted a few samples at a time, and a batch's non-empty cells scanned a few
+    nodes at a time (at least one node per part) find the splits of one batch."""
     X, y = make_classification(n_samples=400, n_features=5, n_informative=3, random_state=3)
     X = np.round(X, 1)  # ties
     w = np.random.default_rng(3).integers(0, 4, 400).astype(float)
     whole = fit_every_builder(X, y, w)[4:]  # the histogram builder's
-    monkeypatch.setattr(treelib.hist, "MAX_SCAN", max_scan)
+    for name, value in limits.items():
+        monkeypatch.setattr(treelib.hist, name, value)
     parts = fit_every_builder(X, y, w)[4:]
     for a, b in zip(whole, parts):
         for field in FIELDS:

@@ -445,7 +445,7 @@ def test_every_exercise_has_a_difficulty(path):
 
 # --- library constants named in the prose have the library's values --------------------
 
-CONSTANT = re.compile(r"`([A-Z][A-Z0-9_]*)` \$= ([0-9]+)(?:\^\{([0-9]+)\})?\$")
+CONSTANT = re.compile(r"`([A-Z][A-Z0-9_]*)`\s+\$=\s*([0-9][0-9{},]*)(?:\^\{([0-9]+)\})?\$")
 
 
 def library_constants():
@@ -503,7 +503,8 @@ def constant_problems(nb, constants):
             continue
         for name, base, power in CONSTANT.findall(source(cell)):
             seen += 1
-            value = int(base) ** int(power) if power else int(base)
+            base = int(base.replace("{,}", "").replace(",", ""))  # 200{,}000
+            value = base ** int(power) if power else base
             if constants.get(name) != value:
                 problems.append(f"{name} = {value} in the text, {constants.get(name)} in treelib")
     return problems, seen
@@ -511,12 +512,13 @@ def constant_problems(nb, constants):
 
 def test_constant_problems_reads_powers_and_plain_values():
     text = "`MAX_CELLS` $= 2^{20}$ cells, `SPARSE_RATIO` $= 16$, `NOPE` $= 3$, `A_B` $= 2^{3}$"
-    text += ", `N_SETS` $= 100$ sets, `N_RUNS` $= 2^{5}$"
+    text += ", `N_SETS` $= 100$ sets, `N_RUNS` $= 2^{5}$, `ROWS`\n$= 200{,}000$ rows"
     code = "%matplotlib inline\nN_SETS, WIDTH = 100, 0.3  # sets\nN_RUNS = 2**4\nx = 3"
     nb = {"cells": [{"cell_type": "markdown", "source": text},
                     {"cell_type": "code", "source": code}]}  # fmt: skip
-    problems, seen = constant_problems(nb, {"MAX_CELLS": 2**20, "SPARSE_RATIO": 16, "A_B": 9})
-    assert seen == 6
+    library = {"MAX_CELLS": 2**20, "SPARSE_RATIO": 16, "A_B": 9, "ROWS": 200_000}
+    problems, seen = constant_problems(nb, library)
+    assert seen == 7
     assert problems == [
         "NOPE = 3 in the text, None in treelib",
         "A_B = 8 in the text, 9 in treelib",
@@ -546,9 +548,11 @@ def glued_values(nb):
                 yield scrapbook["name"], "".join(text) if isinstance(text, list) else text
 
 
+MISSING = re.compile(r"\bnan\b|\binf\b|\bNone\b|<NA>", re.I)
+
+
 def not_a_number_problems(nb):
-    bad = {"nan", "inf", "-inf", "None", "<NA>"}
-    return [f"{name} is glued as {text}" for name, text in glued_values(nb) if text in bad]
+    return [f"{name} is glued as {text}" for name, text in glued_values(nb) if MISSING.search(text)]
 
 
 def test_not_a_number_problems_reads_scrapbook_outputs():
@@ -557,8 +561,10 @@ def test_not_a_number_problems_reads_scrapbook_outputs():
         scrapbook = {"name": name, "mime_prefix": prefix}
         return {"metadata": {"scrapbook": scrapbook}, "data": {prefix + "text/plain": text}}
 
-    cell = {"cell_type": "code", "outputs": [glued("a", "0.5"), glued("b", "nan"), {"data": {}}]}
-    assert not_a_number_problems({"cells": [cell]}) == ["b is glued as nan"]
+    outputs = [glued("a", "0.5"), glued("b", "nan"), glued("c", "np.float64(nan)"),
+               glued("d", "'infinite'"), glued("e", "-inf"), {"data": {}}]  # fmt: skip
+    problems = not_a_number_problems({"cells": [{"cell_type": "code", "outputs": outputs}]})
+    assert problems == ["b is glued as nan", "c is glued as np.float64(nan)", "e is glued as -inf"]
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)

@@ -407,7 +407,9 @@ class HistogramSearch:
         return cell, values, n_in
 
     def scan_cells(self, cells, row, total, sizes, ranks, features, rules, criterion):
-        """:meth:`best_in_cells` on at most ``MAX_SCAN`` cells at a time, whole nodes each.
+        """:meth:`best_in_cells` on at most ``MAX_SCAN`` cells at a time, in whole nodes.
+
+        A node with more than ``MAX_SCAN`` cells is scanned alone.
 
         A batch of dense histograms may hold up to ``MAX_CELLS`` non-empty
         cells; scanning them in parts bounds the temporary arrays of the scan
