@@ -51,17 +51,25 @@ def fit_all(X, y, w):
     ]
 
 
-def test_row_pieces_grow_the_same_trees(monkeypatch):
-    """Rows scored a few positions at a time (running sums carried over) round alike."""
-    X, y = make_classification(n_samples=400, n_features=5, n_informative=3, random_state=1)
-    X = np.round(X, 1)  # ties
-    w = np.random.default_rng(1).integers(0, 4, 400).astype(float)
-    whole = fit_all(X, y, w)
-    monkeypatch.setattr(treelib.levelwise, "BLOCK", 7)
-    pieces = fit_all(X, y, w)
-    for a, b in zip(whole, pieces):
+def data_with_ties(seed):
+    """400 rows rounded to one decimal (ties), labels and integer weights (some zero)."""
+    X, y = make_classification(n_samples=400, n_features=5, n_informative=3, random_state=seed)
+    return np.round(X, 1), y, np.random.default_rng(seed).integers(0, 4, 400).astype(float)
+
+
+def assert_same_trees(models, others):
+    assert len(models) == len(others)
+    for a, b in zip(models, others):
         for field in FIELDS:
             np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field))
+
+
+def test_row_pieces_grow_the_same_trees(monkeypatch):
+    """Rows scored a few positions at a time (running sums carried over) round alike."""
+    X, y, w = data_with_ties(1)
+    whole = fit_all(X, y, w)
+    monkeypatch.setattr(treelib.levelwise, "BLOCK", 7)
+    assert_same_trees(whole, fit_all(X, y, w))
 
 
 def test_regression_statistics_stay_dense():
@@ -107,15 +115,10 @@ def fit_every_builder(X, y, w):
 def test_level_loop_in_pieces_grows_the_same_trees(monkeypatch):
     """The level loop's sample-long steps (totals, routing to children, regrouping) done
     seven samples at a time grow the trees they grow in one piece."""
-    X, y = make_classification(n_samples=400, n_features=5, n_informative=3, random_state=2)
-    X = np.round(X, 1)  # ties
-    w = np.random.default_rng(2).integers(0, 4, 400).astype(float)
+    X, y, w = data_with_ties(2)
     whole = fit_every_builder(X, y, w)
     monkeypatch.setattr(treelib.levelwise, "PIECE", 7)
-    pieces = fit_every_builder(X, y, w)
-    for a, b in zip(whole, pieces):
-        for field in FIELDS:
-            np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field))
+    assert_same_trees(whole, fit_every_builder(X, y, w))
 
 
 @pytest.mark.parametrize(
@@ -125,13 +128,8 @@ def test_histogram_batches_and_scans_in_parts_grow_the_same_trees(monkeypatch, l
     """Histograms of a few nodes per batch (each batch's samples numbered from its first
     node), counted a few samples at a time, and a batch's non-empty cells scanned a few
     nodes at a time (at least one node per part) find the splits of one batch."""
-    X, y = make_classification(n_samples=400, n_features=5, n_informative=3, random_state=3)
-    X = np.round(X, 1)  # ties
-    w = np.random.default_rng(3).integers(0, 4, 400).astype(float)
+    X, y, w = data_with_ties(3)
     whole = fit_every_builder(X, y, w)[4:]  # the histogram builder's
     for name, value in limits.items():
         monkeypatch.setattr(treelib.hist, name, value)
-    parts = fit_every_builder(X, y, w)[4:]
-    for a, b in zip(whole, parts):
-        for field in FIELDS:
-            np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field))
+    assert_same_trees(whole, fit_every_builder(X, y, w)[4:])
