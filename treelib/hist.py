@@ -22,8 +22,7 @@ import torch
 
 from .criteria import REGRESSION_CRITERIA, node_weight
 from .levelwise import (
-    group_sizes,
-    regroup_codes,
+    group_codes,
     regroup_rows,
     segment_starts,
     segmented_argmax,
@@ -92,6 +91,15 @@ def bin_ranges(x, codes, n_bins):
     low = torch.full((n_bins,), float("inf"), device=x.device).scatter_reduce(0, codes, x, "amin")
     high = torch.full((n_bins,), float("-inf"), device=x.device).scatter_reduce(0, codes, x, "amax")
     return low, high
+
+
+def nodes_within(starts, first, limit, n):
+    """End of the run of nodes from ``first`` holding at most ``limit`` items (one node at least).
+
+    ``starts[t]`` is where node ``t``'s items start (``n + 1`` entries, increasing).
+    """
+    end = bisect.bisect_right(starts, starts[first] + limit) - 1
+    return max(first + 1, min(end, n))
 
 
 class Bins(NamedTuple):
@@ -179,16 +187,12 @@ class HistogramSearch:
     def regroup(self, group, n_groups, right):
         """Keep the samples with ``group >= 0``, sorted by group (like ``ExactSearch.regroup``)."""
         self.at_root, n = False, len(self.active)
-        self.sizes = sizes = group_sizes(group, self.active, n_groups)
-        n_kept = int(sizes.sum())
-
-        def codes_of(a, b):
-            return regroup_codes(group.index_select(0, self.active[a:b]), sizes, right)
-
+        self.sizes, codes_of = group_codes(group, self.active, n_groups, right)
+        n_kept = int(self.sizes.sum())
         (self.active,) = regroup_rows([self.active], codes_of, n_kept, n)
         self.group = None  # (freed before the new one is made: memory)
         groups = torch.arange(n_groups, device=group.device)
-        self.group = torch.repeat_interleave(groups, sizes, output_size=n_kept)
+        self.group = torch.repeat_interleave(groups, self.sizes, output_size=n_kept)
 
     def slot_codes(self, rows, local, features):
         """Bin codes of the nodes' searched features, ``(len(rows), slots)``.
@@ -301,8 +305,7 @@ class HistogramSearch:
         found, constant_nodes, first = [], [], 0
         while first < len(nodes):
             if sparse:  # as many nodes as hold at most max_rows samples (at least one)
-                end = bisect.bisect_right(bounds, bounds[first] + max_rows) - 1
-                count = max(1, min(end, len(nodes)) - first)
+                count = nodes_within(bounds, first, max_rows, len(nodes)) - first
             else:
                 count = min(batch, len(nodes) - first)
             part, n_rows = slice(first, first + count), bounds[first + count] - bounds[first]
@@ -423,8 +426,7 @@ class HistogramSearch:
         node_starts = torch.searchsorted(row // slots, nodes).tolist()  # each node's first cell
         found, first = [], 0
         while first < count:
-            end = bisect.bisect_right(node_starts, node_starts[first] + MAX_SCAN) - 1
-            end = max(first + 1, min(end, count))
+            end = nodes_within(node_starts, first, MAX_SCAN, count)
             a, b = node_starts[first], node_starts[end]
             g, f, threshold, left = self.best_in_cells(
                 cell[a:b] - first * slots * self.n_bins,

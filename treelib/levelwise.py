@@ -42,26 +42,46 @@ def segment_starts(sizes):
 
 def group_sizes(group, ids, n_groups):
     """The samples of each group among ``ids`` (``group[ids]``, ``-1``: none), a piece at a time."""
-    sizes = torch.zeros(n_groups, dtype=torch.int64, device=group.device)
-    for a, b in pieces(len(ids)):
-        g = group.index_select(0, ids[a:b])
-        sizes += torch.bincount(g[g >= 0], minlength=n_groups)
-    return sizes
+    sizes = torch.zeros(n_groups + 1, dtype=torch.int64, device=group.device)
+    for a, b in pieces(len(ids)):  # (shifted by one: the dropped samples count in slot 0)
+        sizes += torch.bincount(group.index_select(0, ids[a:b]) + 1, minlength=n_groups + 1)
+    return sizes[1:]
 
 
-def regroup_codes(group, sizes, right):
+def group_offsets(sizes, right):
+    """Per group: where it starts, minus the samples of its side in earlier groups."""
+    side_start = torch.where(right, segment_starts(sizes * right), segment_starts(sizes * ~right))
+    return segment_starts(sizes) - side_start
+
+
+def regroup_codes(group, sizes, right, offsets=None):
     """Per sample, what regrouping does with it: ``(code, base)``.
 
     ``group`` is each sample's new group (``-1``: dropped), ``sizes`` each
     group's size, ``right`` whether the group is a right child. ``code`` is 0
     (left child), 1 (right child) or 2 (dropped); ``base`` is where the sample's
-    group starts, minus the samples of the same side in earlier groups.
+    group starts, minus the samples of the same side in earlier groups
+    (:func:`group_offsets`, which may be passed as ``offsets``).
     """
     g = group.clamp(min=0)
     code = torch.where(group >= 0, torch.take(right, g).to(torch.int8), 2)
-    start = segment_starts(sizes)
-    side_start = torch.where(right, segment_starts(sizes * right), segment_starts(sizes * ~right))
-    return code, torch.take(start - side_start, g)
+    offsets = group_offsets(sizes, right) if offsets is None else offsets
+    return code, torch.take(offsets, g)
+
+
+def group_codes(group, ids, n_groups, right):
+    """Regrouping the samples ``ids``: the groups' sizes, and ``codes_of(a, b)``.
+
+    ``codes_of(a, b)`` gives the :func:`regroup_codes` of ``ids[a:b]``; the
+    per-group offsets are computed once for all pieces.
+    """
+    sizes = group_sizes(group, ids, n_groups)
+    offsets = group_offsets(sizes, right)
+
+    def codes_of(a, b):
+        return regroup_codes(group.index_select(0, ids[a:b]), sizes, right, offsets)
+
+    return sizes, codes_of
 
 
 def pieces(n):
@@ -432,15 +452,14 @@ class ExactSearch:
         the first ``n_kept`` places of its row.
         """
         first_row, n = self.order[0], self.order.shape[1]  # every row lists the open nodes' samples
-        self.sizes = group_sizes(group, first_row, n_groups)
+        self.sizes, codes_of = group_codes(group, first_row, n_groups, right)
         if self.code_of is None:  # by sample id, written for the open nodes' samples only
             self.code_of, self.base_of = (
                 group.new_empty(len(group), dtype=torch.int8),
                 group.clone(),
             )
         for a, b in pieces(n):
-            ids = first_row[a:b].long()
-            code, base = regroup_codes(group.index_select(0, ids), self.sizes, right)
+            ids, (code, base) = first_row[a:b].long(), codes_of(a, b)
             self.code_of.index_copy_(0, ids, code)
             self.base_of.index_copy_(0, ids, base)
         n_kept = int(self.sizes.sum())
