@@ -133,3 +133,65 @@ def test_histogram_batches_and_scans_in_parts_grow_the_same_trees(monkeypatch, l
     for name, value in limits.items():
         monkeypatch.setattr(treelib.hist, name, value)
     assert_same_trees(whole, fit_every_builder(X, y, w)[4:])
+
+
+def rows_through_each_node(tree, X):
+    """How many rows of ``X`` pass each node, following the thresholds."""
+    return np.asarray(tree.decision_path(X).sum(0)).ravel()
+
+
+@pytest.mark.parametrize("model", ["classifier", "regressor", "forest"])
+def test_histogram_builder_sends_samples_by_bin_as_by_value(monkeypatch, model):
+    """The histogram builder sends samples to the children by their bin (``split_values``),
+    not by their value: every node's sample count must still be the number of training
+    rows (of positive weight) that the thresholds send through it. With 8 bins for
+    continuous values (edges from a 500-row sample) most splits fall between bins
+    holding many values, where a wrong bin would send rows to the wrong side. (Depth 9:
+    a child holding all of its parent's samples would otherwise split forever.)"""
+    monkeypatch.setattr(treelib.hist, "SUBSAMPLE", 500)
+    X, y = make_classification(n_samples=1500, n_features=4, n_informative=3,
+                               n_redundant=0, random_state=4)  # fmt: skip
+    w = np.random.default_rng(4).integers(0, 3, len(y)).astype(float)  # a third: weight 0
+    kept = X[w > 0]
+    if model == "forest":  # bootstrap=False: each tree's samples are the rows of weight > 0
+        forest = RandomForestClassifier(n_estimators=3, tree_method="hist", max_bins=8,
+                                        max_depth=9, bootstrap=False, max_features=2,
+                                        random_state=0)  # fmt: skip
+        trees = forest.fit(X, y, sample_weight=w).estimators_
+    else:
+        Tree = DecisionTreeClassifier if model == "classifier" else DecisionTreeRegressor
+        tree = Tree(tree_method="hist", max_bins=8, max_depth=9, random_state=0)
+        trees = [tree.fit(X, y * 1.0, w)]
+    for tree in trees:
+        assert tree.tree_.node_count > 50
+        counts = rows_through_each_node(tree, kept)
+        np.testing.assert_array_equal(counts, tree.tree_.n_node_samples)
+
+
+def test_lone_histogram_tree_frees_its_copy_of_X(monkeypatch):
+    """``fit`` with the histogram builder keeps no float32 copy of ``X`` while growing:
+    after binning, the tree grows from the bin codes alone (the memory of issue 15)."""
+    import weakref
+
+    import treelib.tree
+
+    seen = {}
+    bin_columns = treelib.tree.bin_columns
+
+    def watch_binning(X, max_bins):
+        seen["X"] = weakref.ref(X)
+        return bin_columns(X, max_bins)
+
+    def check_growth(*args, **kwargs):
+        seen["alive while growing"] = seen["X"]() is not None
+        return grow_tree_levelwise(*args, **kwargs)
+
+    grow_tree_levelwise = treelib.tree.grow_tree_levelwise
+    monkeypatch.setattr(treelib.tree, "bin_columns", watch_binning)
+    monkeypatch.setattr(treelib.tree, "grow_tree_levelwise", check_growth)
+    X, y, w = data_with_ties(5)
+    w = w + 1  # (all positive: fit bins the validated X itself, not a copy of some rows)
+    tree = DecisionTreeClassifier(tree_method="hist", random_state=0).fit(X, y, sample_weight=w)
+    assert seen == {"X": seen["X"], "alive while growing": False}
+    exact = DecisionTreeClassifier(tree_method="levelwise", random_state=0).fit(X, y, w)
+    assert_same_trees([exact], [tree])  # (every value its own bin: the exact tree)

@@ -107,7 +107,7 @@ def grow_trees_batched(X, y, weights, criterion, rules, seeds, n_classes=None, b
     trees = torch.arange(len(seeds), device=device)
     node_of = torch.repeat_interleave(trees, sizes, output_size=len(rows))
     keys = torch.cat([root_key(seed, device) for seed in seeds])
-    levels = grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, rows)
+    levels = grow_levels(stats, criterion, rules, keys, node_of, root_weight, search)
     return [
         assemble_preorder(tree_levels, device) for tree_levels in split_levels(levels, len(seeds))
     ]

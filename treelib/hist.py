@@ -194,6 +194,19 @@ class HistogramSearch:
         groups = torch.arange(n_groups, device=group.device)
         self.group = torch.repeat_interleave(groups, self.sizes, output_size=n_kept)
 
+    def split_values(self, samples, features):
+        """The value a split compares for each sample: the largest value of its bin.
+
+        A split after bin ``b`` of a node puts its threshold between the
+        largest value of bin ``b`` and the smallest value of the node's next
+        non-empty bin (:meth:`best_in_cells`), so the node's samples of bins up
+        to ``b`` have a largest value at most the threshold and the others one
+        above it: the same side as their own value, with no need for ``X``.
+        """
+        p = self.codes.shape[1]
+        code = torch.take(self.codes, samples * p + features)
+        return torch.take(self.high, features * self.n_bins + code)
+
     def slot_codes(self, rows, local, features):
         """Bin codes of the nodes' searched features, ``(len(rows), slots)``.
 

@@ -369,6 +369,7 @@ class ExactSearch:
     def __init__(self, X, stats):
         p, n = X.shape[1], X.shape[0]
         self.start(stats, p, n, X.device)
+        self.X, self.rows = X, None  # (sample i is row i)
         for j in range(p):
             column = X[:, j].contiguous()
             order = torch.argsort(column, stable=True)  # each feature sorted once
@@ -388,6 +389,7 @@ class ExactSearch:
         search = cls.__new__(cls)
         p, n = X.shape[1], len(rows)
         search.start(stats, p, n, X.device)
+        search.X, search.rows = X, rows
         trees = torch.arange(len(sizes), device=X.device)
         tree = torch.repeat_interleave(trees, sizes, output_size=n)
         sample = torch.full((len(sizes), X.shape[0]), -1, dtype=torch.int64, device=X.device)
@@ -420,6 +422,14 @@ class ExactSearch:
                 stats.dtype,
             )
         self.code_of = self.base_of = None
+
+    def split_values(self, samples, features):
+        """Each sample's value of a feature, as a split's threshold is compared with it.
+
+        Sample ``i`` is row ``rows[i]`` of ``X`` (``rows`` None: row ``i``).
+        """
+        row = samples if self.rows is None else torch.take(self.rows, samples)
+        return torch.take(self.X, features.add(row * self.X.shape[1]))
 
     def arrays(self):
         """The sorted ``(p, n)`` arrays, and the dense statistics ``(n_stats, p, n)``."""
@@ -534,25 +544,27 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
     ``search`` finds each level's splits: exact (:class:`ExactSearch`, the
     default) or on histograms (:class:`treelib.hist.HistogramSearch`).
     """
-    search = ExactSearch(X, stats) if search is None else search
+    search = ExactSearch(X, stats) if search is None else search  # (hist: X may be None)
+    device = stats.device
     root_weight = node_weight(stats.sum(1), criterion)[None]
-    node_of = torch.zeros(X.shape[0], dtype=torch.int64, device=X.device)
-    keys = root_key(seed, X.device)
-    levels = grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search)
-    return assemble_preorder(levels, X.device)
+    node_of = torch.zeros(stats.shape[1], dtype=torch.int64, device=device)
+    keys = root_key(seed, device)
+    levels = grow_levels(stats, criterion, rules, keys, node_of, root_weight, search)
+    return assemble_preorder(levels, device)
 
 
-def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, rows=None):
+def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
     """The level loop, for one tree or for many grown side by side (a forest).
 
     ``node_of`` gives each sample its root (roots in order), ``keys`` and
     ``root_weight`` are the roots' keys and total weights. With several roots a
-    "sample" is one sample of one tree (:mod:`treelib.batched`) and ``rows[i]``
-    is its row of ``X`` (``None``: sample ``i`` is row ``i``). Nodes of one level
-    are numbered tree after tree, so every tree's nodes stay contiguous. Returns
-    the levels: per node its arrays and ``"tree"``, the index of its root.
+    "sample" is one sample of one tree (:mod:`treelib.batched`). Nodes of one
+    level are numbered tree after tree, so every tree's nodes stay contiguous.
+    The ``search`` finds the splits and gives the values they compare
+    (``split_values``). Returns the levels: per node its arrays and
+    ``"tree"``, the index of its root.
     """
-    impurity_of, device = CRITERIA[criterion], X.device
+    impurity_of, device = CRITERIA[criterion], stats.device
     tree, levels = torch.arange(len(keys), device=device), []
     several = len(keys) > 1
     samples = torch.arange(len(node_of), device=device)  # the samples in the level's nodes ...
@@ -595,7 +607,7 @@ def grow_levels(X, stats, criterion, rules, keys, node_of, root_weight, search, 
         nodes, sort = torch.sort(nodes)
         level["feature"][nodes], level["threshold"][nodes] = f[sort], threshold[sort]
         level["child"][nodes] = 2 * torch.arange(len(nodes), device=device)
-        samples, node = next_level_nodes(X, samples, node, level, rows)
+        samples, node = next_level_nodes(search.split_values, samples, node, level)
         sides = torch.arange(2 * len(nodes), device=device) % 2
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
         tree = tree[nodes].repeat_interleave(2)
@@ -613,12 +625,12 @@ def new_level(total, sizes, weight, impurity, criterion):
     )  # fmt: skip
 
 
-def next_level_nodes(X, samples, node, level, rows=None):
+def next_level_nodes(split_values, samples, node, level):
     """The samples of the split nodes, and the child each one goes to.
 
     ``samples`` are the samples in the level's nodes and ``node`` their node;
-    samples in leaves are left out. ``rows`` maps samples to rows of ``X``
-    (``None``: sample ``i`` is row ``i``).
+    samples in leaves are left out. ``split_values(samples, features)`` gives
+    each sample's value of its node's split feature (the search's ``split_values``).
     """
     n_split = int(level["n"][level["child"] >= 0].sum())  # samples of the split nodes
     kept, child_of = samples.new_empty(n_split), node.new_empty(n_split)
@@ -629,9 +641,8 @@ def next_level_nodes(X, samples, node, level, rows=None):
         split = torch.nonzero(child >= 0).squeeze(1)
         if len(split) < len(t):  # (at the top of a tree every node splits: nothing to drop)
             s, t, child = s[split], t[split], child[split]
-        row = s if rows is None else torch.take(rows, s)
-        at = take(level["feature"], t).add_(row * X.shape[1])  # the feature's value of each row
-        goes_right = torch.take(X, at).double() > take(level["threshold"], t)
+        value = split_values(s, take(level["feature"], t))
+        goes_right = value.double() > take(level["threshold"], t)
         kept[at_kept : at_kept + len(s)] = s
         child_of[at_kept : at_kept + len(s)] = child.add_(goes_right)
         at_kept += len(s)

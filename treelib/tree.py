@@ -29,7 +29,7 @@ from ._validation import (
 )
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, target_stats
 from .grow import StoppingRules, grow_tree, grow_tree_best_first
-from .hist import HistogramSearch
+from .hist import HistogramSearch, bin_columns
 from .levelwise import grow_tree_levelwise
 from .pruning import prune, pruning_path
 
@@ -119,7 +119,24 @@ class BaseDecisionTree(BaseEstimator):
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=self._is_classifier)
         if self._is_classifier:
             w = apply_class_weight(self.class_weight, self.classes_, y, w)
-        return self._fit_tensors(X, y, w)
+        if not self._grows_from_bins():
+            return self._fit_tensors(X, y, w)
+        # The histogram builder reads X only to bin it: bin the rows that count, free X.
+        keep, device = w > 0, self._device()
+        with one_cpu_thread(device):
+            bins = bin_columns((X if bool(keep.all()) else X[keep]).to(device), self.max_bins)
+        X = None  # (memory: the float32 copy of the data is not kept while growing)
+        return self._fit_tensors(X, y, w, bins)
+
+    def _grows_from_bins(self):
+        """Is this a tree the histogram builder grows (from the bins alone, Chapter 7)?"""
+        return (
+            self.tree_method == "hist"
+            and _is_int(self.max_bins)
+            and self.max_bins >= 2
+            and self.max_leaf_nodes is None
+            and self.categorical_features is None
+        )
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """The cost-complexity pruning path of the tree grown on ``(X, y)``.
@@ -148,22 +165,27 @@ class BaseDecisionTree(BaseEstimator):
         """Fit on validated tensors (the forest calls this to skip re-validation).
 
         ``bins``: the histogram builder's bins of ``X``, if already computed.
+        ``X`` may be None when the histogram builder grows the tree: ``bins``
+        are then those of the rows of positive weight only (``fit`` bins them
+        and frees ``X``).
         """
         criterion = check_criterion(self.criterion, self._criteria)
         ccp_alpha = check_real("ccp_alpha", self.ccp_alpha, 0.0)
-        rules = self._stopping_rules(X.shape[0], X.shape[1], float(w.sum()))
+        n_features = bins.codes.shape[1] if X is None else X.shape[1]
+        rules = self._stopping_rules(len(w), n_features, float(w.sum()))
         n_classes = len(self.classes_) if self._is_classifier else None
         stats = target_stats(y, w, criterion, n_classes)
         keep = w > 0  # zero-weight samples take no part, as in scikit-learn
         seed = check_random_state(self.random_state).randint(2**31)
         device = self._device()
         if not bool(keep.all()):  # (no copies when every sample counts)
-            X, stats = X[keep], stats[:, keep]
-            bins = None if bins is None else bins.select(keep)
-        X, stats = X.to(device), stats.to(device)
+            stats = stats[:, keep]
+            if X is not None:  # (else the bins hold only these rows)
+                X, bins = X[keep], None if bins is None else bins.select(keep)
+        X, stats = None if X is None else X.to(device), stats.to(device)
         bins = None if bins is None else bins.to(device)
         tree = self._grow(X, stats, criterion, rules, seed, bins)
-        tree.n_features = X.shape[1]
+        tree.n_features = n_features
         self.tree_ = prune(tree, ccp_alpha)  # pruning post-processes any builder's tree
         self.max_features_ = rules.max_features
         self.n_outputs_ = 1
@@ -192,7 +214,7 @@ class BaseDecisionTree(BaseEstimator):
         if self.tree_method == "hist" and not (_is_int(self.max_bins) and self.max_bins >= 2):
             raise ValueError(f"max_bins must be an int >= 2; got {self.max_bins!r}.")
         max_leaf_nodes = check_max_leaf_nodes(self.max_leaf_nodes)
-        with one_cpu_thread(X.device):
+        with one_cpu_thread(stats.device):
             if max_leaf_nodes is not None:
                 return grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes)
             if self.tree_method == "recursive" or rules.categorical:
