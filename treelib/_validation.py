@@ -16,6 +16,15 @@ def _is_int(value):
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def bins_wanted(tree_method, max_bins):
+    """Does ``tree_method`` grow on histograms with a valid ``max_bins`` (an int >= 2)?
+
+    The forests and gradient boosting then bin the data once; a tree's own fit
+    reports an invalid ``max_bins``.
+    """
+    return tree_method == "hist" and _is_int(max_bins) and max_bins >= 2
+
+
 def _is_float(value):
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, numbers.Integral))
 

@@ -19,7 +19,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
-from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
+from ._validation import _is_float, _is_int, bins_wanted, check_fit_input, check_predict_input
 from .batched import fit_trees_batched
 from .hist import bin_columns
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor, apply_class_weight
@@ -261,7 +261,7 @@ class BaseForest(BaseEstimator):
         """
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
-        if self.tree_method == "hist" and _is_int(self.max_bins) and self.max_bins >= 2:
+        if bins_wanted(self.tree_method, self.max_bins):
             bins = bin_columns(X, self.max_bins)
         trees = []
         for seed in seeds:

@@ -15,7 +15,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
-    _is_int,
+    bins_wanted,
     check_categorical_features,
     check_criterion,
     check_fit_input,
@@ -131,9 +131,7 @@ class BaseDecisionTree(BaseEstimator):
     def _grows_from_bins(self):
         """Is this a tree the histogram builder grows (from the bins alone, Chapter 7)?"""
         return (
-            self.tree_method == "hist"
-            and _is_int(self.max_bins)
-            and self.max_bins >= 2
+            bins_wanted(self.tree_method, self.max_bins)
             and self.max_leaf_nodes is None
             and self.categorical_features is None
         )
@@ -211,7 +209,7 @@ class BaseDecisionTree(BaseEstimator):
             raise ValueError(
                 f"tree_method must be one of {TREE_METHODS}; got {self.tree_method!r}."
             )
-        if self.tree_method == "hist" and not (_is_int(self.max_bins) and self.max_bins >= 2):
+        if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
             raise ValueError(f"max_bins must be an int >= 2; got {self.max_bins!r}.")
         max_leaf_nodes = check_max_leaf_nodes(self.max_leaf_nodes)
         with one_cpu_thread(stats.device):
