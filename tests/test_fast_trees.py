@@ -134,11 +134,45 @@ def test_sparse_and_dense_histograms_grow_the_same_tree(monkeypatch, seed):
     Tree = (
         DecisionTreeRegressor if params["criterion"] == "squared_error" else DecisionTreeClassifier
     )
-    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 0)  # always dense
+    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # always dense
     dense = Tree(**params).fit(X, y, sample_weight=w)
-    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # always sparse
+    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 0)  # always sparse (listed)
     sparse = Tree(**params).fit(X, y, sample_weight=w)
     assert_identical(dense, sparse)
+
+
+@pytest.mark.parametrize("seed", range(0, 45, 4))
+def test_histograms_scanned_in_place_or_listed_grow_the_same_tree(monkeypatch, seed):
+    # scanning every (node, feature, bin) cell of dense histograms in place, or
+    # only the list of the non-empty ones, is an implementation choice too
+    X, y, w, params = random_setting(seed)
+    params = dict(params, tree_method="hist", max_bins=16)
+    Tree = (
+        DecisionTreeRegressor if params["criterion"] == "squared_error" else DecisionTreeClassifier
+    )
+    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # dense histograms at every level
+    monkeypatch.setattr(treelib.hist, "GRID_RATIO", 0)  # always listed
+    listed = Tree(**params).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(treelib.hist, "GRID_RATIO", 10**9)  # always scanned in place
+    in_place = Tree(**params).fit(X, y, sample_weight=w)
+    assert_identical(listed, in_place)
+
+
+@pytest.mark.parametrize("max_scan", [2**17, 50])
+def test_forest_scanned_in_place_is_the_exact_forest(monkeypatch, max_scan):
+    # forests drawing 3 of 9 features per node, grown side by side: every
+    # level's histograms scanned in place (a few nodes at a time with
+    # MAX_SCAN = 50 cells) give the exact builder's trees
+    X, y = make_classification(n_samples=500, n_features=9, n_informative=4, random_state=3)
+    X = np.round(X, 1)  # well under 255 distinct values per feature
+    exact = RandomForestClassifier(n_estimators=4, tree_method="levelwise", random_state=0)
+    exact.fit(X, y)
+    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # dense histograms at every level
+    monkeypatch.setattr(treelib.hist, "GRID_RATIO", 10**9)  # scanned in place
+    monkeypatch.setattr(treelib.hist, "MAX_SCAN", max_scan)
+    hist = RandomForestClassifier(n_estimators=4, tree_method="hist", random_state=0).fit(X, y)
+    for a, b in zip(hist.estimators_, exact.estimators_):
+        assert_identical(a, b)
 
 
 def test_bins_from_a_subsample_keep_the_exact_case(monkeypatch):

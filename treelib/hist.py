@@ -26,15 +26,18 @@ from .levelwise import (
     regroup_rows,
     segment_starts,
     segmented_argmax,
+    take,
 )
 from .node_random import search_ranks
-from .split import FEATURE_THRESHOLD, split_scores, tie_tolerance
+from .split import FEATURE_THRESHOLD, is_tie_or_best, split_scores, tie_tolerance
 
 MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
 MAX_SCAN = 2**17  # non-empty cells scanned for splits at a time (whole nodes): bounds memory
 CHUNK = 2**20  # (sample, feature) pairs counted at a time: bounds memory
+INF = float("inf")
 SUBSAMPLE = 200_000  # rows the bin edges are computed from (scikit-learn's default)
 SPARSE_RATIO = 16  # list non-empty cells when nodes hold < bins * classes / SPARSE_RATIO samples
+GRID_RATIO = 3  # scan histograms in place when >= 1 / GRID_RATIO of their cells are non-empty
 
 
 def sorted_quantiles(values, n_bins):
@@ -204,8 +207,8 @@ class HistogramSearch:
         above it: the same side as their own value, with no need for ``X``.
         """
         p = self.codes.shape[1]
-        code = torch.take(self.codes, samples * p + features)
-        return torch.take(self.high, features * self.n_bins + code)
+        code = take(self.codes, samples * p + features)
+        return take(self.high, features * self.n_bins + code)
 
     def slot_codes(self, rows, local, features):
         """Bin codes of the nodes' searched features, ``(len(rows), slots)``.
@@ -216,7 +219,7 @@ class HistogramSearch:
         if features is None:
             return self.codes.index_select(0, rows)
         index = rows[:, None] * self.codes.shape[1] + features.index_select(0, local)
-        return torch.take(self.codes, index)
+        return take(self.codes, index)
 
     def histograms(self, rows, local, count, with_counts=False, features=None):
         """Statistics of every (node, slot, bin) cell of ``count`` nodes.
@@ -333,55 +336,70 @@ class HistogramSearch:
                 rows = self.active[torch.arange(n_rows, device=sizes.device) + shift[local]]
             drawn = None if features is None else features[part]
             with_counts = rules.min_samples_leaf > 1
+            grid = None  # dense histograms, scanned in place
             if sparse:
                 cells = self.sparse_cells(rows, local, with_counts, drawn)
             else:  # (at the root, all samples in order: no rows to pick)
                 everyone = None if self.at_root and every_node else rows
-                cells = self.dense_cells(everyone, local, count, with_counts, drawn)
-            row = cells[0] // B  # node * slots + slot
+                grid = self.histograms(everyone, local, count, with_counts, drawn)
+                present = node_weight(grid[0], self.criterion) > 0  # zero weights were dropped
+                if int(present.sum()) * GRID_RATIO < present.numel():  # mostly empty: list
+                    cells, grid = self.listed_cells(*grid, present), None
+            if grid is None:
+                row = cells[0] // B  # node * slots + slot
+                first_bin, last_bin = self.bin_range_listed(cells[0], row, count * slots)
+            else:
+                first_bin, last_bin = bin_range_grid(present)
             if features is None:
                 batch_ranks = ranks[part]
             else:
-                constant = self.constant_slots(cells[0], row, drawn).view(count, slots)
-                slot = torch.arange(slots, device=row.device)
+                constant = self.constant_slots(first_bin, last_bin, drawn).view(count, slots)
+                slot = torch.arange(slots, device=nodes.device)
                 skip = constant
                 if first_only:  # only the first slot that varies
                     skip = skip | (slot > (~constant).int().argmax(1, keepdim=True))
                 batch_ranks = torch.where(skip, p, ranks + slot)
                 constant_nodes.append(nodes[part][constant.all(1)])
             batch_total = total.index_select(1, nodes[part])
-            g, f, threshold, left = self.scan_cells(
-                cells, row, batch_total, sizes[part], batch_ranks, drawn, rules, criterion
-            )
+            context = (batch_total, sizes[part], batch_ranks, drawn, rules, criterion)
+            if grid is None:
+                g, f, threshold, left = self.scan_cells(cells, row, *context)
+            else:
+                g, f, threshold, left = self.scan_grid(*grid, present, *context)
             found.append((nodes[part][g], f, threshold, left))
             first += count
         found = tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
         return found, torch.cat(constant_nodes) if constant_nodes else nodes[:0]
 
-    def constant_slots(self, cell, row, features):
+    def bin_range_listed(self, cell, row, n_rows):
+        """First and last non-empty bin of each of ``n_rows`` (node, slot) rows, from listed cells.
+
+        ``cell`` and ``row`` list the non-empty cells of the nodes (:meth:`sparse_cells`).
+        """
+        B = self.n_bins
+        b = cell % B
+        first = torch.full((n_rows,), B - 1, device=cell.device).scatter_reduce_(0, row, b, "amin")
+        last = torch.zeros(n_rows, dtype=b.dtype, device=cell.device)
+        return first, last.scatter_reduce_(0, row, b, "amax")
+
+    def constant_slots(self, first, last, features):
         """Per (node, slot): is the slot's feature constant in the node?
 
         The exact builders' rule: its largest value in the node is at most
         ``FEATURE_THRESHOLD`` above its smallest, read here from the first and
         the last non-empty bin of the row (exact when each value has its own
-        bin). ``cell`` and ``row`` list the non-empty cells of the nodes.
+        bin): ``first`` and ``last``, one per (node, slot), in order.
         """
-        B, n_rows = self.n_bins, features.numel()
-        b = cell % B
-        first = torch.full((n_rows,), B - 1, device=cell.device).scatter_reduce_(0, row, b, "amin")
-        last = torch.zeros(n_rows, dtype=b.dtype, device=cell.device)
-        last.scatter_reduce_(0, row, b, "amax")
-        f = features.reshape(-1) * B
-        low, high = torch.take(self.low, f + first), torch.take(self.high, f + last)
+        f = features.reshape(-1) * self.n_bins
+        low, high = take(self.low, f + first), take(self.high, f + last)
         return high <= low + FEATURE_THRESHOLD
 
-    def dense_cells(self, rows, local, count, with_counts, features=None):
-        """The non-empty cells of ``count`` nodes, from dense histograms (:meth:`histograms`).
+    def listed_cells(self, hist, counts, present):
+        """The non-empty cells of dense histograms (:meth:`histograms`), listed.
 
-        Returns ``(cell, values, n_in)`` as :meth:`sparse_cells` does.
+        ``present`` marks the non-empty cells. Returns ``(cell, values, n_in)``
+        as :meth:`sparse_cells` does.
         """
-        hist, counts = self.histograms(rows, local, count, with_counts, features)
-        present = node_weight(hist, self.criterion) > 0  # zero-weight samples were dropped
         cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (node, slot, bin) order
         values = hist.view(hist.shape[0], -1).index_select(1, cell)
         return cell, values, None if counts is None else counts.view(-1).index_select(0, cell)
@@ -462,7 +480,7 @@ class HistogramSearch:
     ):
         """Each node's best split from its non-empty cells: ``(node, feature, threshold, left)``.
 
-        ``cell``, ``values``, ``n_in``: from :meth:`dense_cells` or
+        ``cell``, ``values``, ``n_in``: from :meth:`listed_cells` or
         :meth:`sparse_cells`, ``row`` their ``cell // B`` (``node * slots +
         slot``); ``total``, ``sizes``, ``ranks`` (``(nodes, slots)``; the
         number of features: not searched) and ``features`` (``None``: slot
@@ -487,15 +505,15 @@ class HistogramSearch:
         nxt = cell.index_select(0, j + 1) % B  # a candidate after each non-empty bin
         cell, row = cell.index_select(0, j), row.index_select(0, j)
         g, b = row // slots, cell % B
-        f = row % slots if features is None else torch.take(features, row)
-        rank = torch.take(ranks, row)
-        low, high = torch.take(self.low, f * B + nxt), torch.take(self.high, f * B + b)
+        f = row % slots if features is None else take(features, row)
+        rank = take(ranks, row)
+        low, high = take(self.low, f * B + nxt), take(self.high, f * B + b)
         allowed = (low > high + FEATURE_THRESHOLD) & (rank < p)  # p: a slot not searched
         if rules.min_samples_leaf > 1:
             n_left = left_of(n_in.cumsum(0))
-            n_right = sizes[g] - n_left
+            n_right = sizes.index_select(0, g) - n_left
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
-        right = total[:, g] - left
+        right = total.index_select(1, g) - left
         w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
         allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
         scores = split_scores(left, right, w_left, w_right, criterion)
@@ -506,3 +524,80 @@ class HistogramSearch:
         t = a / 2 + c / 2
         threshold = torch.where((t == c) | t.isinf(), a, t)
         return g[winner], f[winner], threshold, left[:, winner]
+
+    def scan_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
+        """:meth:`best_in_grid` on at most ``MAX_SCAN`` cells at a time, in whole nodes."""
+        count, slots, B = present.shape
+        step = max(1, MAX_SCAN // (slots * B))
+        found = []
+        for a in range(0, count, step):
+            part = slice(a, a + step)
+            g, f, threshold, left = self.best_in_grid(
+                hist[:, part],
+                None if counts is None else counts[part],
+                present[part],
+                total[:, part],
+                sizes[part],
+                ranks[part],
+                None if features is None else features[part],
+                rules,
+                criterion,
+            )
+            found.append((g + a, f, threshold, left))
+        return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
+
+    def best_in_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
+        """Each node's best split from its dense histograms: ``(node, feature, threshold, left)``.
+
+        The rules of :meth:`best_in_cells` on the whole (node, slot, bin) grid
+        instead of a list of its non-empty cells: a candidate after each
+        non-empty bin that has a non-empty bin further on in its row, whose
+        smallest value (carried back along the row by a reversed running
+        minimum) is more than ``FEATURE_THRESHOLD`` above the bin's largest.
+        Where most cells are non-empty (the top of a tree), this saves listing
+        them and reading every list entry's row, feature and bin back.
+        ``hist`` is ``(n_stats, nodes, slots, B)``, ``counts`` and ``present``
+        ``(nodes, slots, B)``; the rest as in :meth:`best_in_cells`.
+        """
+        p, (count, slots, B) = self.codes.shape[1], present.shape
+        device = present.device
+        if features is None:
+            features = torch.arange(slots, device=device).expand(count, slots)
+        drawn = features.reshape(-1)
+        high = self.high.index_select(0, drawn).view(count, slots, B)
+        low = torch.where(present, self.low.index_select(0, drawn).view(count, slots, B), INF)
+        # the smallest value of the next non-empty bin of the row (inf: none)
+        nxt = torch.cat(
+            [low[..., 1:].flip(-1).cummin(-1).values.flip(-1), torch.full_like(low[..., :1], INF)],
+            -1,
+        )
+        searched = (ranks < p)[..., None]  # p: a slot not searched
+        allowed = present & (nxt < INF) & (nxt > high + FEATURE_THRESHOLD) & searched
+        left = hist.cumsum(-1).to(total.dtype)
+        if rules.min_samples_leaf > 1:
+            n_left = counts.cumsum(-1)
+            n_right = sizes[:, None, None] - n_left
+            allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
+        right = total[:, :, None, None] - left
+        w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
+        allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
+        scores = split_scores(left, right, w_left, w_right, criterion)
+        scores = torch.where(allowed, scores, -INF).view(count, slots * B)
+        best = scores.amax(1, keepdim=True)
+        tie = is_tie_or_best(scores, best, tie_tolerance(total, criterion)[:, None])
+        key = ranks[..., None] * B + torch.arange(B, device=device)  # ties: rank, then bin
+        key = torch.where(tie, key.view(count, slots * B), torch.iinfo(torch.int64).max)
+        g = torch.nonzero(best.squeeze(1) > -INF).squeeze(1)  # nodes with a candidate
+        at = g * (slots * B) + key.argmin(1).index_select(0, g)  # their winners in the grid
+        a, c = take(high, at).double(), take(nxt, at).double()
+        t = a / 2 + c / 2
+        threshold = torch.where((t == c) | t.isinf(), a, t)
+        f = take(features.contiguous(), at // B)
+        return g, f, threshold, left.reshape(len(left), -1).index_select(1, at)
+
+
+def bin_range_grid(present):
+    """First and last non-empty bin of each (node, slot) row of dense histograms, flattened."""
+    B = present.shape[-1]
+    rows = present.view(-1, B).to(torch.uint8)
+    return rows.argmax(1), B - 1 - rows.flip(1).argmax(1)

@@ -26,13 +26,13 @@ PIECE = 2**18  # elements of a sample-long array moved at a time in the level lo
 
 
 def take(values, index):
-    """``values[index]`` for a 1-D ``values``, or row by row for a 2-D one.
+    """``values.view(-1)[index]``: ``torch.take`` on a contiguous tensor, through ``index_select``.
 
-    ``torch.take`` on contiguous rows is much faster than advanced indexing.
+    On the CPU ``index_select`` gathers two to five times faster than
+    ``torch.take`` or advanced indexing (the same values; out-of-range indices
+    raise an error as well).
     """
-    if values.dim() == 1:
-        return torch.take(values, index)
-    return torch.stack([torch.take(row, index) for row in values.contiguous()])
+    return values.reshape(-1).index_select(0, index.reshape(-1)).view(index.shape)
 
 
 def segment_starts(sizes):
@@ -64,9 +64,9 @@ def regroup_codes(group, sizes, right, offsets=None):
     (:func:`group_offsets`, which may be passed as ``offsets``).
     """
     g = group.clamp(min=0)
-    code = torch.where(group >= 0, torch.take(right, g).to(torch.int8), 2)
+    code = torch.where(group >= 0, take(right, g).to(torch.int8), 2)
     offsets = group_offsets(sizes, right) if offsets is None else offsets
-    return code, torch.take(offsets, g)
+    return code, take(offsets, g)
 
 
 def group_codes(group, ids, n_groups, right):
@@ -185,12 +185,12 @@ def segmented_argmax(scores, segment, tie_key, n_segments, tol=0.0):
     """
     best = torch.full((n_segments,), float("-inf"), dtype=scores.dtype, device=scores.device)
     best.scatter_reduce_(0, segment, scores, "amax")
-    tol = tol[segment] if torch.is_tensor(tol) else tol
-    is_best = is_tie_or_best(scores, best[segment], tol)
+    tol = tol.index_select(0, segment) if torch.is_tensor(tol) else tol
+    is_best = is_tie_or_best(scores, best.index_select(0, segment), tol)
     key = torch.where(is_best, tie_key, torch.iinfo(torch.int64).max)
     best_key = torch.full((n_segments,), torch.iinfo(torch.int64).max, device=scores.device)
     best_key.scatter_reduce_(0, segment, key, "amin")
-    return is_best & (key == best_key[segment])
+    return is_best & (key == best_key.index_select(0, segment))
 
 
 def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
@@ -399,7 +399,7 @@ class ExactSearch:
             by_value = torch.argsort(column, stable=True)
             ids = sample.index_select(1, by_value)  # per tree, its samples in sorted order
             order = ids[ids >= 0]
-            x = column.index_select(0, torch.take(rows, order))
+            x = column.index_select(0, take(rows, order))
             search.set_row(j, order, x, order)
         search.sizes = sizes
         return search
@@ -428,8 +428,8 @@ class ExactSearch:
 
         Sample ``i`` is row ``rows[i]`` of ``X`` (``rows`` None: row ``i``).
         """
-        row = samples if self.rows is None else torch.take(self.rows, samples)
-        return torch.take(self.X, features.add(row * self.X.shape[1]))
+        row = samples if self.rows is None else take(self.rows, samples)
+        return take(self.X, features.add(row * self.X.shape[1]))
 
     def arrays(self):
         """The sorted ``(p, n)`` arrays, and the dense statistics ``(n_stats, p, n)``."""
@@ -640,7 +640,7 @@ def next_level_nodes(split_values, samples, node, level):
         child = take(level["child"], t)
         split = torch.nonzero(child >= 0).squeeze(1)
         if len(split) < len(t):  # (at the top of a tree every node splits: nothing to drop)
-            s, t, child = s[split], t[split], child[split]
+            s, t, child = (v.index_select(0, split) for v in (s, t, child))
         value = split_values(s, take(level["feature"], t))
         goes_right = value.double() > take(level["threshold"], t)
         kept[at_kept : at_kept + len(s)] = s
