@@ -347,12 +347,13 @@ class HistogramSearch:
                     cells, grid = self.listed_cells(*grid, present), None
             if grid is None:
                 row = cells[0] // B  # node * slots + slot
-                first_bin, last_bin = self.bin_range_listed(cells[0], row, count * slots)
-            else:
-                first_bin, last_bin = bin_range_grid(present)
             if features is None:
                 batch_ranks = ranks[part]
             else:
+                if grid is None:
+                    first_bin, last_bin = self.bin_range_listed(cells[0], row, count * slots)
+                else:
+                    first_bin, last_bin = bin_range_grid(present)
                 constant = self.constant_slots(first_bin, last_bin, drawn).view(count, slots)
                 slot = torch.arange(slots, device=nodes.device)
                 skip = constant
