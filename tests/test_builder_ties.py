@@ -14,6 +14,7 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
+import treelib.hist
 from treelib import DecisionTreeClassifier, DecisionTreeRegressor
 from treelib.split import is_tie_or_best, tie_tolerance
 
@@ -79,6 +80,21 @@ def test_every_builder_grows_the_same_tree_on_tied_data(seed):
         assert_same_tree(model, models[0], builder)
         new_points = X + 0.25  # predictions on points between the training values agree too
         np.testing.assert_allclose(model.predict(new_points), models[0].predict(new_points))
+
+
+@pytest.mark.parametrize("seed", range(64))
+@pytest.mark.parametrize("scan", ["in place", "listed"])
+def test_both_histogram_scans_break_ties_like_the_other_builders(monkeypatch, seed, scan):
+    # every level's dense histograms scanned in place, or their non-empty cells listed:
+    # the same tie tolerance and order either way
+    X, y, w = tied_data(seed)
+    cls = DecisionTreeClassifier if seed % 2 == 0 else DecisionTreeRegressor
+    max_bins = max(2, max(len(np.unique(column)) for column in X.astype(np.float32).T))
+    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # dense histograms
+    monkeypatch.setattr(treelib.hist, "GRID_RATIO", 10**9 if scan == "in place" else 0)
+    hist = cls(tree_method="hist", max_bins=max_bins, **params_for(seed))
+    recursive = cls(tree_method="recursive", **params_for(seed))
+    assert_same_tree(hist.fit(X, y, sample_weight=w), recursive.fit(X, y, sample_weight=w), "hist")
 
 
 def test_the_issue_reproduction_splits_on_the_same_feature():

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 from sklearn.datasets import make_classification, make_regression
+from sklearn.tree import DecisionTreeClassifier as SkDecisionTreeClassifier
 
 import treelib.hist
 from treelib import (
@@ -141,7 +142,7 @@ def test_sparse_and_dense_histograms_grow_the_same_tree(monkeypatch, seed):
     assert_identical(dense, sparse)
 
 
-@pytest.mark.parametrize("seed", range(0, 45, 4))
+@pytest.mark.parametrize("seed", range(0, 84, 7))  # every residue mod 3, 4 and 5: all settings
 def test_histograms_scanned_in_place_or_listed_grow_the_same_tree(monkeypatch, seed):
     # scanning every (node, feature, bin) cell of dense histograms in place, or
     # only the list of the non-empty ones, is an implementation choice too
@@ -173,6 +174,25 @@ def test_forest_scanned_in_place_is_the_exact_forest(monkeypatch, max_scan):
     hist = RandomForestClassifier(n_estimators=4, tree_method="hist", random_state=0).fit(X, y)
     for a, b in zip(hist.estimators_, exact.estimators_):
         assert_identical(a, b)
+
+
+@pytest.mark.parametrize("grid_ratio", [0, 10**9])
+def test_both_scans_skip_bins_closer_than_the_feature_threshold(monkeypatch, grid_ratio):
+    # 0.001 and 0.001 + 5e-8 are distinct float32 values less than FEATURE_THRESHOLD
+    # apart: no split between them, in scikit-learn, in the exact builder and in
+    # both scans of the histogram builder (each value has its own bin)
+    rng = np.random.default_rng(0)
+    x = np.choose(rng.integers(0, 3, 120), [0.0, 1e-3, 1e-3 + 5e-8])
+    X = np.c_[x, rng.integers(0, 3, 120)]
+    y = ((x > 1.00001e-3) ^ (rng.random(120) < 0.1)).astype(int)
+    assert len(np.unique(X[:, 0].astype(np.float32))) == 3
+    monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # dense histograms at every level
+    monkeypatch.setattr(treelib.hist, "GRID_RATIO", grid_ratio)  # listed, or scanned in place
+    hist = DecisionTreeClassifier(tree_method="hist", random_state=0).fit(X, y)
+    exact = DecisionTreeClassifier(tree_method="levelwise", random_state=0).fit(X, y)
+    assert_identical(hist, exact)
+    sklearn_tree = SkDecisionTreeClassifier(random_state=0).fit(X, y)
+    assert hist.tree_.node_count == sklearn_tree.tree_.node_count
 
 
 def test_bins_from_a_subsample_keep_the_exact_case(monkeypatch):
