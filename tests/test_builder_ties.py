@@ -137,3 +137,31 @@ def test_tie_free_data_still_grows_scikit_learns_tree(builder, classify):
     for name in ("children_left", "children_right", "feature", "threshold"):
         np.testing.assert_array_equal(np.asarray(getattr(a.tree_, name)), getattr(b.tree_, name))
     np.testing.assert_allclose(np.asarray(a.tree_.impurity), b.tree_.impurity, atol=1e-12)
+
+
+@pytest.mark.parametrize("builder", BUILDERS)
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_a_child_whose_weight_rounds_to_zero_is_no_candidate(builder, task):
+    # 1 + 1e-20 rounds to 1: the split that leaves the 1e-20 sample alone on the
+    # right has a right child of weight 1 - 1 = 0 and a score of 0/0 (NaN).
+    # scikit-learn's comparisons never pick it; a NaN must not win a maximum here
+    rng = np.random.default_rng(0)
+    X = np.r_[np.arange(6.0), rng.normal(size=60)][:, None]
+    w = np.r_[[1, 1, 1, 1, 1, 1e-20], rng.choice([1.0, 1e-20], size=60)]
+    if task == "classification":
+        y = np.r_[[0, 1, 0, 1, 0, 1], rng.integers(0, 2, 60)]
+        ours, theirs = DecisionTreeClassifier, SkClassifier
+    else:
+        y = np.r_[[0, 5, 3, 9, 1, 100.0], rng.normal(size=60)]
+        ours, theirs = DecisionTreeRegressor, SkRegressor
+    # (with many weights of 1e-20, regression trees still differ from scikit-learn's
+    # deep down, where nodes weigh about 1e-20; not this rule)
+    for rows in (slice(0, 6), slice(None)) if task == "classification" else (slice(0, 6),):
+        model = ours(tree_method=builder, random_state=0).fit(
+            X[rows], y[rows], sample_weight=w[rows]
+        )
+        reference = theirs(random_state=0).fit(X[rows], y[rows], sample_weight=w[rows])
+        for name in ("children_left", "children_right", "feature", "threshold"):
+            np.testing.assert_array_equal(
+                np.asarray(getattr(model.tree_, name)), getattr(reference.tree_, name), name
+            )

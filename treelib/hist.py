@@ -29,7 +29,13 @@ from .levelwise import (
     take,
 )
 from .node_random import search_ranks
-from .split import FEATURE_THRESHOLD, is_tie_or_best, split_scores, tie_tolerance
+from .split import (
+    FEATURE_THRESHOLD,
+    heavy_enough,
+    is_tie_or_best,
+    split_scores,
+    tie_tolerance,
+)
 
 MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
 MAX_SCAN = 2**17  # non-empty cells scanned for splits at a time (whole nodes): bounds memory
@@ -516,7 +522,7 @@ class HistogramSearch:
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
         right = total.index_select(1, g) - left
         w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-        allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
+        allowed &= heavy_enough(w_left, w_right, rules.min_weight_leaf)
         scores = split_scores(left, right, w_left, w_right, criterion)
         scores = torch.where(allowed, scores, float("-inf"))
         tol = tie_tolerance(total, criterion)
@@ -581,7 +587,7 @@ class HistogramSearch:
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
         right = total[:, :, None, None] - left
         w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-        allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
+        allowed &= heavy_enough(w_left, w_right, rules.min_weight_leaf)
         scores = split_scores(left, right, w_left, w_right, criterion)
         scores = torch.where(allowed, scores, -INF).view(count, slots * B)
         best = scores.amax(1, keepdim=True)

@@ -18,7 +18,7 @@ import torch
 from ._validation import EPSILON
 from .criteria import CRITERIA, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
-from .split import FEATURE_THRESHOLD, is_tie_or_best, split_scores, tie_tolerance
+from .split import FEATURE_THRESHOLD, heavy_enough, is_tie_or_best, split_scores, tie_tolerance
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
 BLOCK = 2**15  # elements per block (of rows, or piece of a row) scored together: bounds memory
@@ -302,8 +302,7 @@ def block_scores(xs, sorted_stats, shared, rules, criterion):
         xs[:, 1:] > xs[:, :-1] + FEATURE_THRESHOLD
     )  # float32, as sklearn
     allowed &= shared["big_enough"]
-    if rules.min_weight_leaf > 0:
-        allowed &= (w_left >= rules.min_weight_leaf) & (w_right >= rules.min_weight_leaf)
+    allowed &= heavy_enough(w_left, w_right, rules.min_weight_leaf)
     carry = running[..., -1:].clone()  # not a view: `running` is freed
     return torch.where(allowed, scores, float("-inf")), carry
 

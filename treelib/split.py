@@ -126,6 +126,20 @@ def is_tie_or_best(scores, best, tol):
     return (scores >= best - tol) & (scores > float("-inf"))
 
 
+def heavy_enough(w_left, w_right, min_weight_leaf):
+    """Do both children weigh at least ``min_weight_leaf``, and more than zero?
+
+    Introduced in Chapter 1. A child's weight is the node's minus the other
+    child's, so it rounds to zero where tiny sample weights sit beside large
+    ones (``1e-20`` beside ``1``). Such a split's score is ``0/0``, NaN, which
+    scikit-learn's comparisons never pick; here it would win every maximum.
+    """
+    lightest = torch.minimum(w_left, w_right)
+    if min_weight_leaf > 0:
+        return lightest >= min_weight_leaf
+    return lightest > 0
+
+
 def candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf):
     """Which positions between sorted samples are allowed split points.
 
@@ -136,8 +150,7 @@ def candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf)
     distinct = sorted_x[:, 1:] > sorted_x[:, :-1] + FEATURE_THRESHOLD  # float32, as sklearn
     n_left = torch.arange(1, n, device=sorted_x.device)
     big_enough = (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
-    heavy_enough = (w_left >= min_weight_leaf) & (w_right >= min_weight_leaf)
-    return distinct & big_enough & heavy_enough
+    return distinct & big_enough & heavy_enough(w_left, w_right, min_weight_leaf)
 
 
 def midpoint(a, b):
@@ -187,7 +200,7 @@ def best_categorical_candidate(x, stats, total, criterion, limits):
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
     allowed = (n_left >= min_samples_leaf) & (len(x) - n_left >= min_samples_leaf)
-    allowed &= (w_left >= min_weight_leaf) & (w_right >= min_weight_leaf)
+    allowed &= heavy_enough(w_left, w_right, min_weight_leaf)
     scores = torch.where(allowed, scores, float("-inf"))
     best = scores.max()
     if best == float("-inf"):
