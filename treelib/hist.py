@@ -33,6 +33,7 @@ from .split import (
     FEATURE_THRESHOLD,
     heavy_enough,
     is_tie_or_best,
+    midpoints,
     split_scores,
     tie_tolerance,
 )
@@ -357,9 +358,9 @@ class HistogramSearch:
                 batch_ranks = ranks[part]
             else:
                 if grid is None:
-                    first_bin, last_bin = self.bin_range_listed(cells[0], row, count * slots)
+                    first_bin, last_bin = first_last_bins_listed(cells[0], row, count * slots, B)
                 else:
-                    first_bin, last_bin = bin_range_grid(present)
+                    first_bin, last_bin = first_last_bins_grid(present)
                 constant = self.constant_slots(first_bin, last_bin, drawn).view(count, slots)
                 slot = torch.arange(slots, device=nodes.device)
                 skip = constant
@@ -377,17 +378,6 @@ class HistogramSearch:
             first += count
         found = tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
         return found, torch.cat(constant_nodes) if constant_nodes else nodes[:0]
-
-    def bin_range_listed(self, cell, row, n_rows):
-        """First and last non-empty bin of each of ``n_rows`` (node, slot) rows, from listed cells.
-
-        ``cell`` and ``row`` list the non-empty cells of the nodes (:meth:`sparse_cells`).
-        """
-        B = self.n_bins
-        b = cell % B
-        first = torch.full((n_rows,), B - 1, device=cell.device).scatter_reduce_(0, row, b, "amin")
-        last = torch.zeros(n_rows, dtype=b.dtype, device=cell.device)
-        return first, last.scatter_reduce_(0, row, b, "amax")
 
     def constant_slots(self, first, last, features):
         """Per (node, slot): is the slot's feature constant in the node?
@@ -520,16 +510,10 @@ class HistogramSearch:
             n_left = left_of(n_in.cumsum(0))
             n_right = sizes.index_select(0, g) - n_left
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
-        right = total.index_select(1, g) - left
-        w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-        allowed &= heavy_enough(w_left, w_right, rules.min_weight_leaf)
-        scores = split_scores(left, right, w_left, w_right, criterion)
-        scores = torch.where(allowed, scores, float("-inf"))
+        scores = masked_scores(left, total.index_select(1, g), allowed, rules, criterion)
         tol = tie_tolerance(total, criterion)
         winner = segmented_argmax(scores, g, rank * B + b, count, tol)  # ties: rank, then bin
-        a, c = high[winner].double(), low[winner].double()
-        t = a / 2 + c / 2
-        threshold = torch.where((t == c) | t.isinf(), a, t)
+        threshold = midpoints(high[winner].double(), low[winner].double())
         return g[winner], f[winner], threshold, left[:, winner]
 
     def scan_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
@@ -585,25 +569,45 @@ class HistogramSearch:
             n_left = counts.cumsum(-1)
             n_right = sizes[:, None, None] - n_left
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
-        right = total[:, :, None, None] - left
-        w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-        allowed &= heavy_enough(w_left, w_right, rules.min_weight_leaf)
-        scores = split_scores(left, right, w_left, w_right, criterion)
-        scores = torch.where(allowed, scores, -INF).view(count, slots * B)
+        scores = masked_scores(left, total[:, :, None, None], allowed, rules, criterion)
+        scores = scores.view(count, slots * B)
         best = scores.amax(1, keepdim=True)
         tie = is_tie_or_best(scores, best, tie_tolerance(total, criterion)[:, None])
         key = ranks[..., None] * B + torch.arange(B, device=device)  # ties: rank, then bin
         key = torch.where(tie, key.view(count, slots * B), torch.iinfo(torch.int64).max)
         g = torch.nonzero(best.squeeze(1) > -INF).squeeze(1)  # nodes with a candidate
         at = g * (slots * B) + key.argmin(1).index_select(0, g)  # their winners in the grid
-        a, c = take(high, at).double(), take(nxt, at).double()
-        t = a / 2 + c / 2
-        threshold = torch.where((t == c) | t.isinf(), a, t)
+        threshold = midpoints(take(high, at).double(), take(nxt, at).double())
         f = take(features.contiguous(), at // B)
         return g, f, threshold, left.reshape(len(left), -1).index_select(1, at)
 
 
-def bin_range_grid(present):
+def masked_scores(left, total, allowed, rules, criterion):
+    """Scores of candidate splits from their left children (``-inf``: not allowed).
+
+    ``total`` holds each candidate's node statistics (broadcast against
+    ``left``); ``allowed`` the candidates that pass the other rules. Both scans
+    of the histogram search (:meth:`HistogramSearch.best_in_cells`,
+    :meth:`HistogramSearch.best_in_grid`) score this way.
+    """
+    right = total - left
+    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
+    allowed = allowed & heavy_enough(w_left, w_right, rules.min_weight_leaf)
+    return torch.where(allowed, split_scores(left, right, w_left, w_right, criterion), -INF)
+
+
+def first_last_bins_listed(cell, row, n_rows, n_bins):
+    """First and last non-empty bin of each of ``n_rows`` (node, slot) rows, from listed cells.
+
+    ``cell`` and ``row`` list the non-empty cells (:meth:`HistogramSearch.sparse_cells`).
+    """
+    b = cell % n_bins
+    first = torch.full((n_rows,), n_bins - 1, device=cell.device)
+    last = torch.zeros(n_rows, dtype=b.dtype, device=cell.device)
+    return first.scatter_reduce_(0, row, b, "amin"), last.scatter_reduce_(0, row, b, "amax")
+
+
+def first_last_bins_grid(present):
     """First and last non-empty bin of each (node, slot) row of dense histograms, flattened."""
     B = present.shape[-1]
     rows = present.view(-1, B).to(torch.uint8)

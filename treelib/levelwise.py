@@ -18,7 +18,14 @@ import torch
 from ._validation import EPSILON
 from .criteria import CRITERIA, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
-from .split import FEATURE_THRESHOLD, heavy_enough, is_tie_or_best, split_scores, tie_tolerance
+from .split import (
+    FEATURE_THRESHOLD,
+    heavy_enough,
+    is_tie_or_best,
+    midpoints,
+    split_scores,
+    tie_tolerance,
+)
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
 BLOCK = 2**15  # elements per block (of rows, or piece of a row) scored together: bounds memory
@@ -256,8 +263,7 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, tr
     first = torch.full((m,), n_active, device=device).scatter_reduce_(0, at, key, "amin")
     f, i = feature[searched], first[searched]
     a, b = xs[f, i].double(), xs[f, i + 1].double()
-    t = a / 2 + b / 2
-    threshold = torch.where((t == b) | t.isinf(), a, t)  # scikit-learn's midpoint rule
+    threshold = midpoints(a, b)  # scikit-learn's midpoint rule
     # the winners' left children: a cumulative sum along each node's chosen row,
     # read at each winner and just before its node, a piece of the row at a time
     start = segment_starts(sizes)[searched]

@@ -159,6 +159,12 @@ def midpoint(a, b):
     return a if t == b or abs(t) == float("inf") else t
 
 
+def midpoints(a, b):
+    """:func:`midpoint` of float64 tensors, element by element (the level-wise builders)."""
+    t = a / 2 + b / 2
+    return torch.where((t == b) | t.isinf(), a, t)
+
+
 def best_ordinal_candidate(X, stats, total, features, criterion, limits):
     """The best ``x <= t`` split over ``features``, all searched at once.
 
