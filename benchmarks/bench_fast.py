@@ -33,6 +33,14 @@ scikit-learn's, each with ``n_jobs`` from ``--jobs`` (default: 1, one thread
 each, and -1, every core each; the ``threads`` column records the threads
 used: torch's intra-op threads for single trees, ``n_jobs`` for forests).
 
+``--device cuda`` grows treelib's trees on a GPU (``device="cuda"``;
+scikit-learn runs on the CPU, as it must). The rows then have three more
+columns: ``device`` (the GPU's name for treelib, ``cpu`` for scikit-learn),
+``device_peak_mb`` (the GPU memory the fit allocated at its peak, over what was
+allocated before it) and ``trees_per_batch`` (``--trees-per-batch``: the
+forests' batch size instead of ``treelib.batched.trees_per_batch``'s, to
+measure what a GPU wants). Write them to their own ``--out`` file.
+
 Ratios (``fit_s / sklearn's fit_s``) only compare fits of the same run: the
 machine may be shared, so absolute times are noisy.
 
@@ -79,6 +87,7 @@ FIELDS = (
     "threads",
     "status",
 )
+DEVICE_FIELDS = FIELDS + ("device", "device_peak_mb", "trees_per_batch")
 
 
 # --- data -------------------------------------------------------------------------
@@ -135,7 +144,7 @@ def peak_rss_mb(was_reset):
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
-def make_model(model, method, deadline, n_trees, jobs=1):
+def make_model(model, method, deadline, n_trees, jobs=1, device="cpu"):
     import sklearn.ensemble
     import sklearn.tree
 
@@ -145,14 +154,24 @@ def make_model(model, method, deadline, n_trees, jobs=1):
         if method == "sklearn":
             return sklearn.ensemble.RandomForestClassifier(n_trees, n_jobs=jobs, random_state=0)
         return treelib.RandomForestClassifier(
-            n_trees, tree_method=method, n_jobs=jobs, random_state=0
+            n_trees, tree_method=method, n_jobs=jobs, random_state=0, device=device
         )
     if method == "sklearn":
         return sklearn.tree.DecisionTreeClassifier(random_state=0)
     if method == "naive":
         sys.path.insert(0, HERE)
         return NaiveTree(deadline)
-    return treelib.DecisionTreeClassifier(tree_method=method, random_state=0)
+    return treelib.DecisionTreeClassifier(tree_method=method, random_state=0, device=device)
+
+
+def device_memory(device):
+    """(allocated bytes, peak allocated bytes) on a GPU ``device``; None on the CPU."""
+    import torch
+
+    if torch.device(device).type != "cuda":
+        return None
+    torch.cuda.synchronize()
+    return torch.cuda.memory_allocated(), torch.cuda.max_memory_allocated()
 
 
 def worker(args):
@@ -167,21 +186,33 @@ def worker(args):
     if args.method == "naive":  # it works on tensors
         X, y = naive_input(X, y)
         X_test, y_test = naive_input(X_test, y_test)
+    device = "cpu" if args.method in ("sklearn", "naive") else args.device
+    if args.trees_per_batch:  # the forests' batch size, fixed
+        import treelib.batched
+
+        treelib.batched.trees_per_batch = lambda *_, **__: args.trees_per_batch
     tiny = slice(0, 300)
-    make_model(args.model, args.method, math.inf, 2).fit(X[tiny], y[tiny])  # warm-up
+    make_model(args.model, args.method, math.inf, 2, device=device).fit(X[tiny], y[tiny])  # warm-up
     deadline = time.perf_counter() + args.naive_budget
     threads = torch.get_num_threads()
     if args.model == "forest":  # the forest's own threads (n_jobs), each on one core
         from joblib import effective_n_jobs
 
-        threads = effective_n_jobs(args.jobs)
+        threads = effective_n_jobs(args.jobs) if device == "cpu" else 1  # a GPU: one thread
     out = dict(load=os.getloadavg()[0], status="ok", threads=threads)
+    if args.device != "cpu":
+        name = torch.cuda.get_device_name() if device.startswith("cuda") else device
+        batch = args.trees_per_batch if args.model == "forest" and device != "cpu" else 0
+        out.update(device=name, trees_per_batch=batch or math.nan)
+        if device.startswith("cuda"):
+            torch.cuda.reset_peak_memory_stats()
     gc.collect()
     was_reset = reset_peak()
-    before = rss_mb()
+    before, device_before = rss_mb(), device_memory(device)
     try:
         start = time.perf_counter()
-        model = make_model(args.model, args.method, deadline, args.trees, args.jobs).fit(X, y)
+        model = make_model(args.model, args.method, deadline, args.trees, args.jobs, device)
+        model.fit(X, y)  # returns numpy arrays: the GPU's work is done when it returns
         fit_s = time.perf_counter() - start
     except Exception as error:  # the naive tree's BudgetExceeded
         if args.method != "naive":
@@ -190,6 +221,8 @@ def worker(args):
         print(json.dumps(out))
         return
     out["peak_mb"] = peak_rss_mb(was_reset) - before
+    if device_before is not None:
+        out["device_peak_mb"] = (device_memory(device)[1] - device_before[0]) / 2**20
     start = time.perf_counter()
     predicted = np.asarray(model.predict(X_test))
     out["predict_s"] = time.perf_counter() - start
@@ -200,7 +233,7 @@ def worker(args):
     for _ in range(args.repeats - 1):  # more fits for a best-of time
         gc.collect()
         start = time.perf_counter()
-        make_model(args.model, args.method, math.inf, args.trees, args.jobs).fit(X, y)
+        make_model(args.model, args.method, math.inf, args.trees, args.jobs, device).fit(X, y)
         fit_s, runs = min(fit_s, time.perf_counter() - start), runs + 1
     out.update(fit_s=fit_s, repeats=runs)
     print(json.dumps(out))
@@ -216,7 +249,8 @@ def run_worker(args, model, method, data_path, budget):
     command += ["--model", model, "--method", method, "--threads", str(args.threads)]
     command += ["--repeats", str(args.repeats_for), "--naive-budget", str(args.naive_budget)]
     jobs = args.jobs if isinstance(args.jobs, int) else 1  # (a list until the forests)
-    command += ["--trees", str(args.trees), "--jobs", str(jobs)]
+    command += ["--trees", str(args.trees), "--jobs", str(jobs), "--device", args.device]
+    command += ["--trees-per-batch", str(args.trees_per_batch or 0)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -228,7 +262,7 @@ def run_worker(args, model, method, data_path, budget):
 
 
 def blank_row(run, model, method, n, p):
-    row = {k: math.nan for k in FIELDS}
+    row = {k: math.nan for k in DEVICE_FIELDS}
     row.update(run=run, model=model, method=method, n=n, p=p, status="ok")
     return row
 
@@ -306,7 +340,8 @@ def print_row(r):
         f"  {r['model']:<6} {r['method']:<10} n={r['n']:>8} p={r['p']:>3}"
         f"  fit {fmt(r['fit_s'], '.3f'):>9} s  x{fmt(r['ratio_to_sklearn'], '.2f'):>6}"
         f"  predict {fmt(r['predict_s'], '.3f'):>7} s  acc {fmt(r['test_acc'], '.4f'):>6}"
-        f"  peak {fmt(r['peak_mb'], '.0f'):>5} MB  load {fmt(r['load'], '.1f')}  {r['status']}",
+        f"  peak {fmt(r['peak_mb'], '.0f'):>5} MB  load {fmt(r['load'], '.1f')}  {r['status']}"
+        + (f"  {r['device']}: {fmt(r['device_peak_mb'], '.0f')} MB" if r.get("device") else ""),
         flush=True,
     )
 
@@ -337,6 +372,8 @@ CSV_FORMATS = {
     "nodes": ".0f",
     "repeats": ".0f",
     "threads": ".0f",
+    "device_peak_mb": ".1f",
+    "trees_per_batch": ".0f",
 }
 
 
@@ -360,6 +397,11 @@ def parse(argv):
     parser.add_argument(
         "--jobs", type=int, nargs="+", default=[1, -1], help="n_jobs of the forests"
     )
+    parser.add_argument("--device", default="cpu", help="treelib's device (e.g. cuda)")
+    parser.add_argument(
+        "--forest-methods", nargs="+", default=list(FOREST_METHODS), choices=FOREST_METHODS
+    )
+    parser.add_argument("--trees-per-batch", type=int, default=0, help="0: treelib's choice")
     parser.add_argument("--run", default=datetime.now().strftime("%Y-%m-%dT%H:%M"))
     parser.add_argument("--out", default="benchmarks/results/fast_fit.csv")
     # internal: run one fit in this (fresh) process
@@ -376,10 +418,11 @@ def main(argv=None):
     import sklearn
     import torch
 
+    gpu = f", {torch.cuda.get_device_name()}" if args.device.startswith("cuda") else ""
     print(
         f"run {args.run}: python {platform.python_version()}, torch {torch.__version__}"
         f" ({args.threads} threads), scikit-learn {sklearn.__version__},"
-        f" {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
+        f" {os.cpu_count()} CPUs{gpu}, load {os.getloadavg()[0]:.1f}",
         flush=True,
     )
     rows = []
@@ -393,8 +436,9 @@ def main(argv=None):
             args.repeats = 1
             for jobs in list(args.jobs):  # one thread each, then every core each
                 args.jobs = jobs
-                rows += bench(args, "forest", FOREST_METHODS, [100_000], 10, tmp)
-    append_csv(rows, args.out, FIELDS, CSV_FORMATS)
+                rows += bench(args, "forest", args.forest_methods, [100_000], 10, tmp)
+    fields = FIELDS if args.device == "cpu" else DEVICE_FIELDS
+    append_csv(rows, args.out, fields, CSV_FORMATS)
     print()
     print(markdown_table(rows))
     print(f"\nappended {len(rows)} rows to {args.out}")

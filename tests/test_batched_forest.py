@@ -151,6 +151,12 @@ def test_trees_per_batch_bounds_memory():
     # the histogram search keeps one byte per value: a batch counts (tree, sample) pairs
     hist = treelib.batched.trees_per_batch(100_000, 10, histogram=True)
     assert hist == treelib.batched.HIST_BATCH_SAMPLES // 100_000 > 1
+    # on a GPU (no GPU needed to ask): GPU_BATCH_SCALE times larger batches
+    scale, batched = treelib.batched.GPU_BATCH_SCALE, treelib.batched
+    gpu_hist = batched.trees_per_batch(100_000, 10, True, "cuda")
+    assert gpu_hist == scale * batched.HIST_BATCH_SAMPLES // 100_000 >= 100
+    gpu_exact = batched.trees_per_batch(100_000, 10, device="cuda:0")
+    assert gpu_exact == scale * batched.BATCH_ELEMENTS // 10**6 >= 100
 
 
 @pytest.mark.parametrize("tree_method", ["levelwise", "hist"])

@@ -256,6 +256,10 @@ def test_launch_button_extension():
 
 BUNDLED = {
     "fast_fit.csv": (datasets.fast_fit_benchmark_path, datasets.load_fast_fit_benchmark),
+    "fast_fit_cuda.csv": (
+        datasets.fast_fit_cuda_benchmark_path,
+        datasets.load_fast_fit_cuda_benchmark,
+    ),
     "boosting_fit.csv": (datasets.boosting_benchmark_path, datasets.load_boosting_benchmark),
 }
 

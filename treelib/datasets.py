@@ -266,6 +266,34 @@ def load_fast_fit_benchmark():
     return pd.read_csv(fast_fit_benchmark_path())
 
 
+FAST_FIT_CUDA_FILENAME = "fast_fit_cuda.csv"
+
+
+def fast_fit_cuda_benchmark_path():
+    """The bundled copy of ``benchmarks/results/fast_fit_cuda.csv``, as a path.
+
+    Introduced in Chapter 7 (notebooks/07_fast_trees): the same benchmark with
+    treelib's trees grown on a GPU (``device="cuda"``) and scikit-learn on that
+    machine's CPU (``benchmarks/run_cuda.sh``). Shipped, as the CPU results
+    are, so that the chapter finds it in Colab; a test checks that it equals
+    the benchmark's file.
+    """
+    return Path(str(importlib.resources.files("treelib") / "data" / FAST_FIT_CUDA_FILENAME))
+
+
+def load_fast_fit_cuda_benchmark():
+    """Load the GPU runs of Chapter 7's benchmark as a DataFrame (one row per fit).
+
+    Introduced in Chapter 7 (notebooks/07_fast_trees). The columns of
+    :func:`load_fast_fit_benchmark`, plus ``device`` (the GPU's name, or
+    ``cpu`` for scikit-learn), ``device_peak_mb`` (GPU memory at the fit's
+    peak) and ``trees_per_batch`` (a forest's batch size, where the run fixed it).
+    """
+    import pandas as pd
+
+    return pd.read_csv(fast_fit_cuda_benchmark_path())
+
+
 BOOSTING_FIT_FILENAME = "boosting_fit.csv"
 
 

@@ -431,8 +431,8 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         scikit-learn's. It acts where the trees are grown in batches (Chapter
         7: the level-wise and histogram builders, without categorical features
         or ``class_weight="balanced_subsample"``); each thread grows its own
-        batches on one CPU core. Elsewhere the trees grow one after another.
-        Results never depend on ``n_jobs``.
+        batches on one CPU core. Elsewhere, and on a GPU (``device``), the
+        trees grow one after another. Results never depend on ``n_jobs``.
     max_samples : int, float or None, default=None
         Draws per bootstrap sample: None: n; an int: that many; a float:
         ``max(1, int(max_samples * n))``. More than n is allowed (draws are with

@@ -113,7 +113,7 @@ def grow_tree(X, stats, criterion, rules, seed):
             node["right"] = grow(idx[~left], depth + 1, child_keys(key, 1))
         return node_id
 
-    grow(torch.arange(X.shape[0]), 0, root_key(seed))
+    grow(torch.arange(X.shape[0], device=X.device), 0, root_key(seed, X.device))
     return tree_of(nodes, X.device)
 
 
@@ -144,7 +144,7 @@ def grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes):
             frontier[len(nodes) - 1] = (split.improvement, split, idx, left, depth, key)
         return len(nodes) - 1
 
-    add(torch.arange(X.shape[0]), 0, root_key(seed))
+    add(torch.arange(X.shape[0], device=X.device), 0, root_key(seed, X.device))
     for _ in range(max_leaf_nodes - 1):
         if not frontier:
             break

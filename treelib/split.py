@@ -199,7 +199,7 @@ def best_categorical_candidate(x, stats, total, criterion, limits):
     """
     min_samples_leaf, min_weight_leaf = limits
     categories, codes = torch.unique(x, return_inverse=True)
-    left = torch.zeros(stats.shape[0], len(categories), dtype=stats.dtype)
+    left = torch.zeros(stats.shape[0], len(categories), dtype=stats.dtype, device=stats.device)
     left.index_add_(1, codes, stats)
     right = total[:, None] - left
     n_left = torch.bincount(codes, minlength=len(categories))
