@@ -164,11 +164,11 @@ def make_model(model, method, deadline, n_trees, jobs=1, device="cpu"):
     return treelib.DecisionTreeClassifier(tree_method=method, random_state=0, device=device)
 
 
-def device_memory(device):
-    """(allocated bytes, peak allocated bytes) on a GPU ``device``; None on the CPU."""
+def device_memory(on_cuda):
+    """(allocated bytes, peak allocated bytes) on the GPU; None where the fit is not on one."""
     import torch
 
-    if torch.device(device).type != "cuda":
+    if not on_cuda:
         return None
     torch.cuda.synchronize()
     return torch.cuda.memory_allocated(), torch.cuda.max_memory_allocated()
@@ -200,15 +200,16 @@ def worker(args):
 
         threads = effective_n_jobs(args.jobs) if device == "cpu" else 1  # a GPU: one thread
     out = dict(load=os.getloadavg()[0], status="ok", threads=threads)
+    on_cuda = torch.device(device).type == "cuda"
     if args.device != "cpu":
-        name = torch.cuda.get_device_name() if device.startswith("cuda") else device
+        name = torch.cuda.get_device_name() if on_cuda else device
         batch = args.trees_per_batch if args.model == "forest" and device != "cpu" else 0
         out.update(device=name, trees_per_batch=batch or math.nan)
-        if device.startswith("cuda"):
+        if on_cuda:
             torch.cuda.reset_peak_memory_stats()
     gc.collect()
     was_reset = reset_peak()
-    before, device_before = rss_mb(), device_memory(device)
+    before, device_before = rss_mb(), device_memory(on_cuda)
     try:
         start = time.perf_counter()
         model = make_model(args.model, args.method, deadline, args.trees, args.jobs, device)
@@ -222,7 +223,7 @@ def worker(args):
         return
     out["peak_mb"] = peak_rss_mb(was_reset) - before
     if device_before is not None:
-        out["device_peak_mb"] = (device_memory(device)[1] - device_before[0]) / 2**20
+        out["device_peak_mb"] = (device_memory(on_cuda)[1] - device_before[0]) / 2**20
     start = time.perf_counter()
     predicted = np.asarray(model.predict(X_test))
     out["predict_s"] = time.perf_counter() - start
@@ -335,13 +336,18 @@ def bench(args, model, methods, sizes, p, tmp):
 # --- output -------------------------------------------------------------------------
 
 
+def device_row(r):
+    """Does the row come from a ``--device`` run (a device named, not NaN)?"""
+    return isinstance(r.get("device"), str)
+
+
 def print_row(r):
     print(
         f"  {r['model']:<6} {r['method']:<10} n={r['n']:>8} p={r['p']:>3}"
         f"  fit {fmt(r['fit_s'], '.3f'):>9} s  x{fmt(r['ratio_to_sklearn'], '.2f'):>6}"
         f"  predict {fmt(r['predict_s'], '.3f'):>7} s  acc {fmt(r['test_acc'], '.4f'):>6}"
         f"  peak {fmt(r['peak_mb'], '.0f'):>5} MB  load {fmt(r['load'], '.1f')}  {r['status']}"
-        + (f"  {r['device']}: {fmt(r['device_peak_mb'], '.0f')} MB" if r.get("device") else ""),
+        + (f"  {r['device']}: {fmt(r['device_peak_mb'], '.0f')} MB" if device_row(r) else ""),
         flush=True,
     )
 

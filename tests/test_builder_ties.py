@@ -58,6 +58,11 @@ def tied_data(seed):
     return X, y, weights[seed % 4]
 
 
+def exact_bins(X):
+    """Enough bins for every distinct (float32) value: the histogram builder is then exact."""
+    return max(2, max(len(np.unique(column)) for column in X.astype(np.float32).T))
+
+
 def params_for(seed):
     return dict(
         max_depth=[None, 3][seed % 5 == 4],
@@ -71,7 +76,7 @@ def params_for(seed):
 def test_every_builder_grows_the_same_tree_on_tied_data(seed):
     X, y, w = tied_data(seed)
     cls = DecisionTreeClassifier if seed % 2 == 0 else DecisionTreeRegressor
-    max_bins = max(2, max(len(np.unique(column)) for column in X.astype(np.float32).T))
+    max_bins = exact_bins(X)
     models = [
         cls(tree_method=b, max_bins=max_bins, **params_for(seed)).fit(X, y, sample_weight=w)
         for b in BUILDERS
@@ -89,7 +94,7 @@ def test_both_histogram_scans_break_ties_like_the_other_builders(monkeypatch, se
     # the same tie tolerance and order either way
     X, y, w = tied_data(seed)
     cls = DecisionTreeClassifier if seed % 2 == 0 else DecisionTreeRegressor
-    max_bins = max(2, max(len(np.unique(column)) for column in X.astype(np.float32).T))
+    max_bins = exact_bins(X)
     monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # dense histograms
     monkeypatch.setattr(treelib.hist, "GRID_RATIO", 10**9 if scan == "in place" else 0)
     hist = cls(tree_method="hist", max_bins=max_bins, **params_for(seed))

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 import torch
 from sklearn.datasets import make_classification, make_regression
-from test_builder_ties import assert_same_tree, params_for, tied_data
+from test_builder_ties import assert_same_tree, exact_bins, params_for, tied_data
 from test_fast_trees import random_setting
 
 import treelib.batched
@@ -74,11 +74,6 @@ def assert_same_predictions(cpu, gpu, X):
     np.testing.assert_array_equal(gpu.apply(X), cpu.apply(X))
     if hasattr(cpu, "predict_proba"):
         np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-12)
-
-
-def exact_bins(X):
-    """Enough bins for every distinct value: the histogram builder is then exact."""
-    return max(2, max(len(np.unique(column)) for column in X.astype(np.float32).T))
 
 
 @pytest.mark.parametrize("seed", range(45))
@@ -221,17 +216,16 @@ def test_forests_grown_batched_are_the_cpu_forests(monkeypatch, builder, n_jobs)
 @pytest.mark.parametrize("cls", [GradientBoostingRegressor, GradientBoostingClassifier])
 def test_gradient_boosting(cls):
     X, y = make_classification(500, 5, n_informative=3, n_redundant=0, random_state=1)
-    if cls is GradientBoostingRegressor:
+    regressor = cls is GradientBoostingRegressor
+    if regressor:
         y = X[:, 0] + np.sin(X[:, 1]) + 0.1 * y
     params = dict(n_estimators=8, max_depth=3, subsample=0.8, random_state=0)
     cpu, gpu = both(cls, X, y, **params)
     for a, b in zip(gpu.estimators_.ravel(), cpu.estimators_.ravel(), strict=True):
         np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
         np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
-    np.testing.assert_allclose(gpu.predict(X) if cls is GradientBoostingRegressor
-                               else gpu.predict_proba(X),
-                               cpu.predict(X) if cls is GradientBoostingRegressor
-                               else cpu.predict_proba(X), rtol=1e-9)  # fmt: skip
+    predict = "predict" if regressor else "predict_proba"
+    np.testing.assert_allclose(getattr(gpu, predict)(X), getattr(cpu, predict)(X), rtol=1e-9)
 
 
 def test_tensors_on_the_device_as_input():

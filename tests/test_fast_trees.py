@@ -5,6 +5,7 @@ import pytest
 import torch
 from sklearn.datasets import make_classification, make_regression
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTreeClassifier
+from test_builder_ties import exact_bins
 
 import treelib.hist
 from treelib import (
@@ -62,7 +63,7 @@ def test_fast_builders_grow_the_recursive_tree(seed, method):
     )
     reference = cls(tree_method="recursive", **params).fit(X, y, sample_weight=w)
     # hist is exact when no feature has more distinct values than bins
-    max_bins = max(2, max(len(np.unique(column)) for column in X.astype(np.float32).T))
+    max_bins = exact_bins(X)
     fast = cls(tree_method=method, max_bins=max_bins, **params).fit(X, y, sample_weight=w)
     assert_identical(fast, reference)
     np.testing.assert_array_equal(fast.predict(X), reference.predict(X))
