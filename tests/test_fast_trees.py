@@ -8,6 +8,7 @@ from sklearn.tree import DecisionTreeClassifier as SkDecisionTreeClassifier
 from test_builder_ties import exact_bins
 
 import treelib.hist
+import treelib.levelwise
 from treelib import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
@@ -229,6 +230,43 @@ def test_bins_from_a_subsample_on_continuous_data(monkeypatch):
     assert bins.codes.dtype == torch.uint8 and bins.low.shape == (2, 32)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_bucket_codes_count_the_cuts_below_each_value_as_bucketize_does(seed):
+    # the lookup grid against torch.bucketize's binary search: values on the cuts
+    # (ties go left), outside them, skewed data (many cuts in one cell of the grid:
+    # bucketize is called) and one cut, with values as float32 as bin_feature gets them
+    rng = np.random.default_rng(seed)
+    n = 20_000
+    columns = [
+        rng.normal(size=n),
+        rng.lognormal(sigma=3.0, size=n),  # a few huge values stretch the grid
+        rng.integers(-5, 5, size=n),
+        rng.normal(size=n) * 1e-30,
+        np.r_[rng.normal(size=n - 2), 3e38, -3e38],
+    ]
+    for column in columns:
+        x = torch.from_numpy(np.asarray(column)).float()
+        for k in (1, 2, 31, 254):
+            cuts = torch.unique(x[torch.from_numpy(rng.integers(0, n, size=k))])
+            expected = torch.bucketize(x, cuts)
+            assert torch.equal(treelib.hist.bucket_codes(x, cuts), expected)
+            between = torch.lerp(cuts[:-1], cuts[1:], 0.5)  # values between two cuts
+            assert torch.equal(
+                treelib.hist.bucket_codes(between, cuts), torch.bucketize(between, cuts)
+            )
+
+
+def test_bucket_codes_falls_back_to_bucketize_where_the_grid_is_uneven(monkeypatch):
+    calls = []
+    monkeypatch.setattr(torch, "bucketize", lambda x, cuts: calls.append(len(cuts)) or 0)
+    even = torch.linspace(0, 1, 100)
+    treelib.hist.bucket_codes(torch.rand(1000), even)
+    assert calls == []  # one cut per few cells: the lookup grid
+    uneven = torch.cat([torch.linspace(0, 1e-3, 50), torch.tensor([1e6])])
+    treelib.hist.bucket_codes(torch.rand(1000), uneven)
+    assert calls == [51]  # 50 cuts in the first cell of the grid
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_hist_calls_a_feature_constant_as_the_exact_builders_do(seed):
     # two features whose values lie within FEATURE_THRESHOLD (1e-7) of each other: the
@@ -243,3 +281,11 @@ def test_hist_calls_a_feature_constant_as_the_exact_builders_do(seed):
     exact = DecisionTreeClassifier(tree_method="levelwise", **params).fit(X, y)
     hist = DecisionTreeClassifier(tree_method="hist", **params).fit(X, y)
     assert_identical(hist, exact)
+
+
+def test_children_reuse_the_split_sums_only_where_every_sum_is_exact():
+    counts = torch.tensor([[1.0, 0.0, 3.0], [0.0, 2.0, 0.0]])  # unit weights, bootstrap counts
+    assert treelib.levelwise.whole_sums(counts)
+    assert not treelib.levelwise.whole_sums(counts * 0.1)  # fractional weights: order matters
+    assert not treelib.levelwise.whole_sums(counts * 2.0**52)  # sums above 2**53 round
+    assert not treelib.levelwise.whole_sums(torch.tensor([[0.5, 0.5]]))

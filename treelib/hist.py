@@ -45,6 +45,8 @@ INF = float("inf")
 SUBSAMPLE = 200_000  # rows the bin edges are computed from (scikit-learn's default)
 SPARSE_RATIO = 16  # list non-empty cells when nodes hold < bins * classes / SPARSE_RATIO samples
 GRID_RATIO = 3  # scan histograms in place when >= 1 / GRID_RATIO of their cells are non-empty
+LOOKUP_CELLS = 4  # cells per cut of bucket_codes's lookup grid
+LOOKUP_MAX = 8  # more cuts than this in one cell of the grid: torch.bucketize instead
 
 
 def sorted_quantiles(values, n_bins):
@@ -72,7 +74,7 @@ def bin_feature(x, max_bins, sample=None):
         values = torch.unique(x.index_select(0, sample))  # sorted
         every_value = len(values) <= max_bins
         cuts = values[:-1] if every_value else quantile_cuts(values, max_bins)
-        codes = torch.bucketize(x.contiguous(), cuts)  # cut[b-1] < x <= cut[b]
+        codes = bucket_codes(x.contiguous(), cuts)  # cut[b-1] < x <= cut[b]
         low, high = bin_ranges(x, codes, len(cuts) + 1)
         if not every_value or bool((low == high).all()):
             return codes, low, high
@@ -89,6 +91,43 @@ def bin_feature(x, max_bins, sample=None):
     )
     codes = torch.empty_like(order).scatter_(0, order, torch.cumsum(steps[:-1], 0))
     return (codes, *bin_ranges(x, codes, len(cuts) + 1))
+
+
+def bucket_codes(x, cuts):
+    """``torch.bucketize(x, cuts)`` for sorted distinct ``cuts``: the cuts below each value.
+
+    Introduced in Chapter 7. ``torch.bucketize`` runs a binary search per
+    value, about eight hard-to-predict branches each. Here a grid of
+    ``LOOKUP_CELLS * len(cuts)`` equal cells over the cuts' range gives each
+    value a cell (a subtraction, a product, a ``floor``); a table gives the
+    number of cuts in the earlier cells, and the few cuts of the value's own
+    cell are compared one by one. The result is exact: values and cuts get
+    their cells by the same rounded arithmetic, which never reverses an order,
+    so a cut in an earlier cell is below the value and one in a later cell is
+    above it. On a CPU it is three to five times faster for one million values.
+    Where one cell holds more than ``LOOKUP_MAX`` cuts (a few huge values
+    stretch the grid), and on other devices, it calls ``torch.bucketize``.
+    """
+    n_cells = LOOKUP_CELLS * len(cuts)
+    low, high = (float(cuts[0]), float(cuts[-1])) if len(cuts) else (0.0, 0.0)
+    scale = torch.tensor(n_cells / (high - low) if high > low else INF, dtype=x.dtype)
+    if x.device.type != "cpu" or not torch.isfinite(scale):
+        return torch.bucketize(x, cuts)
+
+    def cell_of(values):  # rounded, but never out of order
+        return values.sub(low).mul_(scale).floor_().clamp_(0, n_cells - 1).to(torch.int32)
+
+    in_cell = torch.bincount(cell_of(cuts), minlength=n_cells)
+    most = int(in_cell.max())
+    if most > LOOKUP_MAX:
+        return torch.bucketize(x, cuts)
+    first = (torch.cumsum(in_cell, 0) - in_cell).to(torch.int32)  # cuts in earlier cells
+    cuts = torch.cat([cuts, cuts.new_full((most,), INF)])  # (a cell's last cuts read past the end)
+    below = first.index_select(0, cell_of(x))
+    codes = below.to(torch.int64)
+    for i in range(most):  # the cuts of the value's own cell (and later ones: above it)
+        codes += cuts.index_select(0, below + i if i else below) < x
+    return codes
 
 
 def quantile_cuts(values, max_bins):
@@ -513,8 +552,9 @@ class HistogramSearch:
         scores = masked_scores(left, total.index_select(1, g), allowed, rules, criterion)
         tol = tie_tolerance(total, criterion)
         winner = segmented_argmax(scores, g, rank * B + b, count, tol)  # ties: rank, then bin
-        threshold = midpoints(high[winner].double(), low[winner].double())
-        return g[winner], f[winner], threshold, left[:, winner]
+        won = torch.nonzero(winner).squeeze(1)  # (once: a mask is searched at every use)
+        high, low = high.index_select(0, won).double(), low.index_select(0, won).double()
+        return g[won], f[won], midpoints(high, low), left.index_select(1, won)
 
     def scan_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
         """:meth:`best_in_grid` on at most ``MAX_SCAN`` cells at a time, in whole nodes."""

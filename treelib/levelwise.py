@@ -576,11 +576,15 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
     node = node_of  # ... and their node
     group = torch.full_like(node_of, -1)  # each sample's open node (read for the search's samples)
     written = samples[:0]  # where `group` holds a value
+    whole = whole_sums(stats)  # then the children's sums are the split's: no summing again
+    children = None
     while True:
         m = len(keys)
-        total = torch.zeros(stats.shape[0], m, dtype=stats.dtype, device=device)
-        for a, b in pieces(len(samples)):  # (a piece at a time: bounded memory)
-            total.index_add_(1, node[a:b], stats.index_select(1, samples[a:b]))
+        total = children
+        if total is None:
+            total = torch.zeros(stats.shape[0], m, dtype=stats.dtype, device=device)
+            for a, b in pieces(len(samples)):  # (a piece at a time: bounded memory)
+                total.index_add_(1, node[a:b], stats.index_select(1, samples[a:b]))
         sizes = torch.bincount(node, minlength=m)
         weight, impurity = node_weight(total, criterion), impurity_of(total)
         level = new_level(total, sizes, weight, impurity, criterion)
@@ -610,6 +614,9 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
         if len(nodes) == 0:
             break
         nodes, sort = torch.sort(nodes)
+        if whole:  # the left and right child of each split node, in order
+            split_sums = [side[:, keep].index_select(1, sort) for side in (left, right)]
+            children = torch.stack(split_sums, 2).view(len(total), -1)
         level["feature"][nodes], level["threshold"][nodes] = f[sort], threshold[sort]
         level["child"][nodes] = 2 * torch.arange(len(nodes), device=device)
         samples, node = next_level_nodes(search.split_values, samples, node, level)
@@ -617,6 +624,17 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
         tree = tree[nodes].repeat_interleave(2)
     return levels
+
+
+def whole_sums(stats):
+    """Are all sums of the statistics exact (whole numbers, in all below ``2**53``)?
+
+    Introduced in Chapter 7. Then the order of the additions does not matter:
+    a child's statistics are the left (or right) sums of its parent's split,
+    and :func:`grow_levels` need not add its samples up again. Unit weights
+    and a forest's bootstrap counts give whole class counts.
+    """
+    return bool((stats == stats.round()).all()) and float(stats.abs().sum()) < 2**53
 
 
 def new_level(total, sizes, weight, impurity, criterion):
@@ -657,32 +675,32 @@ def next_level_nodes(split_values, samples, node, level):
 def assemble_preorder(levels, device=None):
     """Concatenate the levels into a :class:`Tree` with preorder node ids.
 
-    The bookkeeping runs on the CPU (one transfer per tree); the tree goes to ``device``.
+    A level's split nodes have their children next to each other in the next
+    level, in order (``"child"``: ``0, 2, 4, ...``; -1 for a leaf). The
+    bookkeeping runs on the CPU (one transfer per tree); the tree goes to ``device``.
     """
     levels = [{name: values.cpu() for name, values in level.items()} for level in levels]
+    splits = [torch.nonzero(level["child"] >= 0).squeeze(1) for level in levels]
     subtree = torch.ones_like(levels[-1]["n"])  # sizes of subtrees, bottom-up
-    for level in reversed(levels[:-1]):
-        child = level["child"]
-        split = child >= 0
-        below = torch.zeros_like(child)
-        below[split] = subtree[child[split]] + subtree[child[split] + 1]
-        level["subtree"], subtree = subtree, 1 + below
+    for level, split in zip(reversed(levels[:-1]), reversed(splits[:-1])):
+        level["subtree"] = subtree  # (of the next level's nodes)
+        below = torch.zeros_like(level["child"])
+        below[split] = subtree.view(-1, 2).sum(1)  # both children's subtrees
+        subtree = below.add_(1)
     n_nodes = int(subtree[0])
     fields = {name: [] for name in ("id", "left", "right")}
     ids = torch.zeros(1, dtype=torch.int64)
-    for level in levels:
-        child, left, right = level["child"], torch.full_like(ids, TREE_LEAF), None
-        right = left.clone()
-        split = child >= 0
-        if split.any():
-            next_ids = torch.zeros(2 * int(split.sum()), dtype=torch.int64)
-            next_ids[child[split]] = ids[split] + 1
-            next_ids[child[split] + 1] = ids[split] + 1 + level["subtree"][child[split]]
-            left[split], right[split] = next_ids[child[split]], next_ids[child[split] + 1]
+    for level, split in zip(levels, splits):
+        left, right = torch.full_like(ids, TREE_LEAF), torch.full_like(ids, TREE_LEAF)
+        left_ids = ids.index_select(0, split) + 1  # a left child comes right after its parent
+        if len(split):
+            right_ids = left_ids + level["subtree"][0::2]  # ... a right one after the left subtree
+            left[split], right[split] = left_ids, right_ids
+            ids_next = torch.stack([left_ids, right_ids], 1).view(-1)
         fields["id"].append(ids)
         fields["left"].append(left)
         fields["right"].append(right)
-        ids = next_ids if split.any() else ids[:0]
+        ids = ids_next if len(split) else left_ids
     position = torch.cat(fields["id"])
 
     def in_preorder(values):
