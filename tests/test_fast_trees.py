@@ -289,3 +289,18 @@ def test_children_reuse_the_split_sums_only_where_every_sum_is_exact():
     assert not treelib.levelwise.whole_sums(counts * 0.1)  # fractional weights: order matters
     assert not treelib.levelwise.whole_sums(counts * 2.0**52)  # sums above 2**53 round
     assert not treelib.levelwise.whole_sums(torch.tensor([[0.5, 0.5]]))
+
+
+def test_histograms_count_in_float32_only_where_every_sum_is_exact():
+    counts = torch.tensor([0.0, 1.0, 3.0, 2.0], dtype=torch.float64)  # bootstrap counts
+    assert treelib.hist.float32_is_exact(counts)
+    assert not treelib.hist.float32_is_exact(counts * 0.5)  # fractional weights
+    assert not treelib.hist.float32_is_exact(torch.full((3,), 2.0**23))  # 3 * 2**23 > 2**24
+    # a forest's bootstrap counts reach the histograms as float32, sample weights do not
+    X, y = make_classification(300, 4, random_state=0)
+    Xt = torch.from_numpy(X).float()
+    stats = torch.zeros(2, 300, dtype=torch.float64)
+    stats[torch.from_numpy(y), torch.arange(300)] = counts.repeat(75)
+    assert treelib.hist.HistogramSearch(Xt, stats).weight.dtype == torch.float32
+    stats[stats > 0] = 0.25
+    assert treelib.hist.HistogramSearch(Xt, stats).weight.dtype == torch.float64
