@@ -267,6 +267,26 @@ def test_bucket_codes_falls_back_to_bucketize_where_the_grid_is_uneven(monkeypat
     assert calls == [51]  # 50 cuts in the first cell of the grid
 
 
+@pytest.mark.parametrize(
+    "x, cuts",
+    [
+        # float64 values against float32 cuts: the two would get their cells by different
+        # arithmetic (this one lands a cell too low by it)
+        (
+            torch.tensor([3.303223848343134, 1.0], dtype=torch.float64),
+            torch.tensor([0.0, 3.3032238, 39.638687]),
+        ),
+        (torch.tensor([float("nan"), 1.0, 0.5]), torch.tensor([0.0, 1.0, 2.0])),
+        (torch.tensor([-5.0, 0.5, 2.0]), torch.tensor([float("-inf"), 0.0, 1.0])),
+        (torch.tensor([-5.0, 0.5, 2.0, float("inf")]), torch.tensor([0.0, 1.0, float("inf")])),
+    ],
+)
+def test_bucket_codes_on_inputs_the_grid_cannot_take(x, cuts):
+    # mixed dtypes, NaN or infinite values: the same codes as torch.bucketize, no error
+    cuts = cuts.float()
+    assert torch.equal(treelib.hist.bucket_codes(x, cuts), torch.bucketize(x, cuts))
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_hist_calls_a_feature_constant_as_the_exact_builders_do(seed):
     # two features whose values lie within FEATURE_THRESHOLD (1e-7) of each other: the

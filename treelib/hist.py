@@ -16,6 +16,7 @@ only tries the bin edges: its trees are close to the exact ones, not equal.
 """
 
 import bisect
+import math
 from typing import NamedTuple
 
 import torch
@@ -100,18 +101,24 @@ def bucket_codes(x, cuts):
     value, about eight hard-to-predict branches each. Here a grid of
     ``LOOKUP_CELLS * len(cuts)`` equal cells over the cuts' range gives each
     value a cell (a subtraction, a product, a ``floor``); a table gives the
-    number of cuts in the earlier cells, and the few cuts of the value's own
-    cell are compared one by one. The result is exact: values and cuts get
-    their cells by the same rounded arithmetic, which never reverses an order,
-    so a cut in an earlier cell is below the value and one in a later cell is
-    above it. On a CPU it is three to five times faster for one million values.
-    Where one cell holds more than ``LOOKUP_MAX`` cuts (a few huge values
-    stretch the grid), and on other devices, it calls ``torch.bucketize``.
+    number of cuts in the earlier cells, and the value is compared with at
+    most ``LOOKUP_MAX`` cuts from its cell's first one on (a later cell's cuts
+    lie above it). The result is exact: values and cuts of one dtype get their
+    cells by the same rounded arithmetic, which never reverses an order, so a
+    cut in an earlier cell is below the value and one in a later cell is above
+    it. On a CPU it is usually several times faster (how much depends on the
+    data). It calls ``torch.bucketize`` instead on other devices, for values
+    and cuts of different dtypes, values or cuts that are not finite, fewer
+    than two cuts, and where one cell would hold more than ``LOOKUP_MAX`` cuts
+    (a few huge values stretch the grid).
     """
     n_cells = LOOKUP_CELLS * len(cuts)
-    low, high = (float(cuts[0]), float(cuts[-1])) if len(cuts) else (0.0, 0.0)
+    if x.device.type != "cpu" or x.dtype != cuts.dtype or len(cuts) < 2:
+        return torch.bucketize(x, cuts)
+    low, high = float(cuts[0]), float(cuts[-1])
     scale = torch.tensor(n_cells / (high - low) if high > low else INF, dtype=x.dtype)
-    if x.device.type != "cpu" or not torch.isfinite(scale):
+    finite = math.isfinite(low) and math.isfinite(high) and bool(torch.isfinite(scale))
+    if not finite or not bool(torch.isfinite(x).all()):
         return torch.bucketize(x, cuts)
 
     def cell_of(values):  # rounded, but never out of order
@@ -216,7 +223,7 @@ class HistogramSearch:
             self.unit_weights = bool((weight == 1).all())
             self.weight = None if self.unit_weights else weight  # (memory: counts need none)
             if not self.unit_weights and float32_is_exact(weight):  # a forest's bootstrap counts
-                self.weight = weight.float()  # (bincount adds float32 two to three times faster)
+                self.weight = weight.float()  # (bincount adds float32 faster)
             label_type = torch.uint8 if self.n_classes <= 256 else torch.int64
             self.label = torch.zeros(stats.shape[1], dtype=label_type, device=stats.device)
             for k in range(1, self.n_classes):  # (an argmax across the rows is far slower)
@@ -275,8 +282,8 @@ class HistogramSearch:
         ``rows`` are the nodes' samples (``None``: all samples, in order) and
         ``local`` their node, numbered from 0; slot ``s`` of node ``t`` is its
         feature ``features[t, s]`` (``None``: feature ``s``). Returns a tensor
-        of shape ``(n_stats, count, slots, B)`` (integer counts if every weight
-        is one, float32 sums for whole weights: :func:`float32_is_exact`) and,
+        of shape ``(n_stats, count, slots, B)`` (classes: integer counts if every
+        weight is one, float32 for whole ones, :func:`float32_is_exact`) and,
         if asked, the number of samples in each cell, ``(count, slots, B)``.
         """
         p = self.codes.shape[1] if features is None else features.shape[1]
@@ -627,10 +634,11 @@ class HistogramSearch:
 def float32_is_exact(weight):
     """Are all sums of ``weight`` exact in float32 (whole numbers, in all below ``2**24``)?
 
-    Introduced in Chapter 7. A forest's bootstrap counts are: its histograms
-    then count them in float32, and every cell, row and node sum is the same
-    number it would be in float64. (Running sums along a list of cells, which
-    can exceed ``2**24``, are taken in float64.)
+    Introduced in Chapter 7. A classification forest's bootstrap counts (times
+    whole sample weights, if any) are, below that total per batch of trees: the
+    histograms then count the class weights in float32, and every cell, row
+    and node sum is the number float64 would give. (Running sums along a list
+    of cells, which span many nodes, are taken in float64.)
     """
     return bool((weight == weight.round()).all()) and float(weight.abs().sum()) < 2**24
 
