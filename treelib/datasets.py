@@ -126,9 +126,14 @@ def _check(data, source):
         )
 
 
+def _shipped(filename):
+    """A file shipped in ``treelib/data`` (a Traversable, not always a path)."""
+    return importlib.resources.files("treelib") / "data" / filename
+
+
 def _bundled_file():
-    """The copy shipped in ``treelib/data`` (a Traversable, not always a path)."""
-    return importlib.resources.files("treelib") / "data" / FILENAME
+    """The copy of the heart data shipped in ``treelib/data``."""
+    return _shipped(FILENAME)
 
 
 def _data_home(data_home=None):
@@ -251,7 +256,7 @@ def fast_fit_benchmark_path():
     package so that the chapter finds it when it runs alone (in Colab); a test checks
     that it equals the benchmark's file byte for byte.
     """
-    return Path(str(importlib.resources.files("treelib") / "data" / FAST_FIT_FILENAME))
+    return Path(str(_shipped(FAST_FIT_FILENAME)))
 
 
 def load_fast_fit_benchmark():
@@ -278,7 +283,7 @@ def fast_fit_cuda_benchmark_path():
     are, so that the chapter finds it in Colab; a test checks that it equals
     the benchmark's file.
     """
-    return Path(str(importlib.resources.files("treelib") / "data" / FAST_FIT_CUDA_FILENAME))
+    return Path(str(_shipped(FAST_FIT_CUDA_FILENAME)))
 
 
 def load_fast_fit_cuda_benchmark():
@@ -305,7 +310,7 @@ def boosting_benchmark_path():
     Shipped inside the package, as Chapter 7's benchmark is, so that the chapter
     finds it in Colab; a test checks that it equals the benchmark's file.
     """
-    return Path(str(importlib.resources.files("treelib") / "data" / BOOSTING_FIT_FILENAME))
+    return Path(str(_shipped(BOOSTING_FIT_FILENAME)))
 
 
 def load_boosting_benchmark():

@@ -28,6 +28,7 @@ from .levelwise import (
     segment_starts,
     segmented_argmax,
     take,
+    whole_sums,
 )
 from .node_random import search_ranks
 from .split import (
@@ -640,7 +641,7 @@ def float32_is_exact(weight):
     and node sum is the number float64 would give. (Running sums along a list
     of cells, which span many nodes, are taken in float64.)
     """
-    return bool((weight == weight.round()).all()) and float(weight.abs().sum()) < 2**24
+    return whole_sums(weight, below=2**24)
 
 
 def masked_scores(left, total, allowed, rules, criterion):

@@ -626,15 +626,16 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
     return levels
 
 
-def whole_sums(stats):
-    """Are all sums of the statistics exact (whole numbers, in all below ``2**53``)?
+def whole_sums(values, below=2**53):
+    """Are all sums of ``values`` exact (whole numbers, in all below ``below``)?
 
-    Introduced in Chapter 7. Then the order of the additions does not matter:
+    Introduced in Chapter 7. float64 holds every whole number below ``2**53``
+    (float32: below ``2**24``), so such sums come out the same in any order:
     a child's statistics are the left (or right) sums of its parent's split,
     and :func:`grow_levels` need not add its samples up again. Unit weights
     and a forest's bootstrap counts give whole class counts.
     """
-    return bool((stats == stats.round()).all()) and float(stats.abs().sum()) < 2**53
+    return bool((values == values.round()).all()) and float(values.abs().sum()) < below
 
 
 def new_level(total, sizes, weight, impurity, criterion):
