@@ -19,10 +19,9 @@ from sklearn.utils import check_random_state
 from ._validation import check_criterion
 from .criteria import node_weight, target_stats
 from .hist import HistogramSearch
-from .levelwise import ExactSearch, assemble_preorder, grow_levels
+from .levelwise import ExactSearch, assemble_trees, grow_levels
 from .node_random import root_key
 from .tree import one_cpu_thread
-from .tree_structure import TREE_LEAF
 
 BATCH_ELEMENTS = 2**21  # (tree, sample, feature) triples per batch of the exact search
 HIST_BATCH_SAMPLES = 2**20  # (tree, sample) pairs per batch of the histogram search
@@ -117,46 +116,7 @@ def grow_trees_batched(X, y, weights, criterion, rules, seeds, n_classes=None, b
     node_of = torch.repeat_interleave(trees, sizes, output_size=len(rows))
     keys = torch.cat([root_key(seed, device) for seed in seeds])
     levels = grow_levels(stats, criterion, rules, keys, node_of, root_weight, search)
-    return [
-        assemble_preorder(tree_levels, device) for tree_levels in split_levels(levels, len(seeds))
-    ]
-
-
-def split_levels(levels, n_trees):
-    """Cut the shared levels into each tree's levels, children numbered inside the tree.
-
-    Introduced in Chapter 7.
-
-    Parameters
-    ----------
-    levels : list of dict
-        From :func:`treelib.levelwise.grow_levels`; each level's nodes come
-        tree after tree (``"tree"``), a split node's ``"child"`` is its left
-        child's index in the next level.
-    n_trees : int
-
-    Returns
-    -------
-    list of lists of dict
-        Per tree, its levels (the input of :func:`treelib.levelwise.assemble_preorder`).
-    """
-    per_tree = [[] for _ in range(n_trees)]
-    for level in levels:
-        level = {name: values.cpu() for name, values in level.items()}
-        counts = torch.bincount(level["tree"], minlength=n_trees).tolist()
-        start = 0
-        for t, count in enumerate(counts):
-            if count == 0:
-                start += count
-                continue
-            part = {name: values[start : start + count] for name, values in level.items()}
-            split = part["child"] >= 0
-            child = torch.full_like(part["child"], TREE_LEAF)
-            child[split] = 2 * torch.arange(int(split.sum()))
-            part["child"] = child
-            per_tree[t].append(part)
-            start += count
-    return per_tree
+    return assemble_trees(levels, device)
 
 
 def batchable(tree, n_samples, n_features):

@@ -462,9 +462,10 @@ class ExactSearch:
         ``group`` gives each sample its open node's index (``-1``: not searched
         any more), ``right`` says which groups are right children. Groups are
         numbered in node order, so a *stable* sort of each row by group keeps
-        every group's samples sorted by value (:func:`regroup_positions`). Each
-        row is moved on its own, a piece at a time (:func:`regroup_rows`), into
-        the first ``n_kept`` places of its row.
+        every group's samples sorted by value (:func:`regroup_positions`). Rows
+        are moved a few at a time (a piece of ``PIECE`` elements: one row of a
+        large data set, a piece at a time, or several short rows at once;
+        :func:`regroup_rows`), into the first ``n_kept`` places of their row.
         """
         first_row, n = self.order[0], self.order.shape[1]  # every row lists the open nodes' samples
         self.sizes, codes_of = group_codes(group, first_row, n_groups, right)
@@ -479,20 +480,22 @@ class ExactSearch:
             self.base_of.index_copy_(0, ids, base)
         n_kept = int(self.sizes.sum())
         arrays = self.arrays()
-        for j in range(self.order.shape[0]):
-            row = self.order[j]
+        at_once = max(1, PIECE // max(n, 1))  # rows moved together (short rows: several)
+        for j in range(0, self.order.shape[0], at_once):
+            block = slice(j, j + at_once)
+            order = self.order[block]
 
-            def codes_of(a, b, row=row):
-                ids = row[a:b]
-                return self.code_of.index_select(0, ids), self.base_of.index_select(0, ids)
+            def codes_of(a, b, order=order):
+                ids = order[:, a:b]
+                return take(self.code_of, ids), take(self.base_of, ids)
 
-            rows = [values[j] if values.dim() == 2 else values[:, j] for values in arrays]
+            rows = [values[block] if values.dim() == 2 else values[:, block] for values in arrays]
             moved = regroup_rows(rows, codes_of, n_kept, n)
             for values, new in zip(arrays, moved):
                 if values.dim() == 2:
-                    values[j, :n_kept] = new
+                    values[block, :n_kept] = new
                 else:  # dense statistics (n_stats, p, n)
-                    values[:, j, :n_kept] = new
+                    values[:, block, :n_kept] = new
         self.order, self.xs = self.order[:, :n_kept], self.xs[:, :n_kept]
         stats = self.sorted_stats
         if isinstance(stats, OneHotStats):
@@ -680,6 +683,20 @@ def assemble_preorder(levels, device=None):
     level, in order (``"child"``: ``0, 2, 4, ...``; -1 for a leaf). The
     bookkeeping runs on the CPU (one transfer per tree); the tree goes to ``device``.
     """
+    return assemble_trees(levels, device)[0]
+
+
+def assemble_trees(levels, device=None):
+    """:func:`assemble_preorder` for levels whose first level holds several roots.
+
+    Introduced in Chapter 7. The trees of a forest grown side by side
+    (:mod:`treelib.batched`) share their levels, each level's nodes tree after
+    tree, each split node's children next to each other in the next level
+    (``"child"``: ``0, 2, 4, ...`` across the whole level). The trees are
+    numbered in preorder one after the other, in one pass over the levels for
+    all of them; each tree then gets its own stretch, its child ids counted
+    from its root. Returns one :class:`Tree` per root.
+    """
     levels = [{name: values.cpu() for name, values in level.items()} for level in levels]
     splits = [torch.nonzero(level["child"] >= 0).squeeze(1) for level in levels]
     subtree = torch.ones_like(levels[-1]["n"])  # sizes of subtrees, bottom-up
@@ -688,9 +705,10 @@ def assemble_preorder(levels, device=None):
         below = torch.zeros_like(level["child"])
         below[split] = subtree.view(-1, 2).sum(1)  # both children's subtrees
         subtree = below.add_(1)
-    n_nodes = int(subtree[0])
+    sizes = subtree  # nodes per tree
+    n_nodes = int(sizes.sum())
     fields = {name: [] for name in ("id", "left", "right")}
-    ids = torch.zeros(1, dtype=torch.int64)
+    ids = torch.cumsum(sizes, 0) - sizes  # each root's id: the trees one after the other
     for level, split in zip(levels, splits):
         left, right = torch.full_like(ids, TREE_LEAF), torch.full_like(ids, TREE_LEAF)
         left_ids = ids.index_select(0, split) + 1  # a left child comes right after its parent
@@ -712,8 +730,8 @@ def assemble_preorder(levels, device=None):
     def gather(name):
         return in_preorder(torch.cat([level[name] for level in levels]))
 
-    return Tree(
-        device=device,
+    root = torch.repeat_interleave(torch.cumsum(sizes, 0) - sizes, sizes)  # each node's root id
+    arrays = dict(
         children_left=in_preorder(torch.cat(fields["left"])),
         children_right=in_preorder(torch.cat(fields["right"])),
         feature=gather("feature"),
@@ -724,3 +742,10 @@ def assemble_preorder(levels, device=None):
         weighted_n_node_samples=gather("weight"),
         categorical=torch.zeros(n_nodes, dtype=torch.bool),
     )
+    for name in ("children_left", "children_right"):  # ids from each tree's root
+        children = arrays[name]
+        arrays[name] = torch.where(children >= 0, children - root, children)
+    parts = {name: values.split(sizes.tolist()) for name, values in arrays.items()}
+    return [
+        Tree(device=device, **{name: parts[name][t] for name in arrays}) for t in range(len(sizes))
+    ]
