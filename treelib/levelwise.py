@@ -706,9 +706,9 @@ def assemble_trees(levels, device=None):
         below[split] = subtree.view(-1, 2).sum(1)  # both children's subtrees
         subtree = below.add_(1)
     sizes = subtree  # nodes per tree
-    n_nodes = int(sizes.sum())
+    n_nodes, roots = int(sizes.sum()), segment_starts(sizes)  # each root's id: tree after tree
     fields = {name: [] for name in ("id", "left", "right")}
-    ids = torch.cumsum(sizes, 0) - sizes  # each root's id: the trees one after the other
+    ids = roots
     for level, split in zip(levels, splits):
         left, right = torch.full_like(ids, TREE_LEAF), torch.full_like(ids, TREE_LEAF)
         left_ids = ids.index_select(0, split) + 1  # a left child comes right after its parent
@@ -730,7 +730,7 @@ def assemble_trees(levels, device=None):
     def gather(name):
         return in_preorder(torch.cat([level[name] for level in levels]))
 
-    root = torch.repeat_interleave(torch.cumsum(sizes, 0) - sizes, sizes)  # each node's root id
+    root = torch.repeat_interleave(roots, sizes)  # each node's root id
     arrays = dict(
         children_left=in_preorder(torch.cat(fields["left"])),
         children_right=in_preorder(torch.cat(fields["right"])),
