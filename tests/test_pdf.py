@@ -136,8 +136,9 @@ def colour_images(pdf):
 
     poppler's listing reads the image headers only (pypdf decoded every image: about
     a minute per test). Colour: three or more components (RGB; an alpha channel is
-    a separate soft mask, listed as ``smask``). The book's grey images are the
-    shadows Chromium rasterises, not figures.
+    a separate soft mask, listed as ``smask``). The figures are in colour; the PDF
+    also holds grey 300-ppi images the size of boxes on the page (584 when this
+    was written), which pypdf did not list either.
     """
     lines = subprocess.run(
         ["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True
