@@ -21,7 +21,7 @@ NBVAL_FLAGS := --nbval --nbval-current-env \
                -p no:cacheprovider
 
 .DEFAULT_GOAL := help
-.PHONY: help setup book lint browser-deps test-unit test-notebooks test test-colab clean distclean \
+.PHONY: help setup book lint browser-deps test-unit test-notebooks test-all test test-colab clean distclean \
         student-notebooks colab-notebooks book-no-solutions pdf
 
 help:
@@ -30,6 +30,7 @@ help:
 	@echo "make lint            ruff check + ruff format --check"
 	@echo "make test-unit       pytest tests"
 	@echo "make test-notebooks  re-run the notebooks and compare outputs (nbval)"
+	@echo "make test-all        both in one run, as make test runs them"
 	@echo "make test-colab      run every chapter alone on Colab's package versions + the wheel"
 	@echo "make student-notebooks  regenerate notebooks/student/ (chapters without solutions)"
 	@echo "make colab-notebooks  regenerate notebooks/colab/ (the Colab edition, plain Markdown)"
@@ -106,7 +107,7 @@ test-unit: $(STAMP)
 test-notebooks: $(STAMP)
 	$(PY) -m pytest $(NBVAL_FLAGS) -n 2 --dist loadfile notebooks/[0-9]*.ipynb
 
-# tests/test_browser.py and tests/test_pdf.py drive Debian's Chromium (never a browser
+# tests/test_browser.py, test_accessibility.py and test_pdf.py drive Debian's Chromium (never a browser
 # downloaded by a test tool); test_pdf.py reads the PDF's text with pdftotext
 # (poppler-utils). Installed here when missing and we are root with apt (CI, dev boxes).
 browser-deps:
@@ -118,9 +119,16 @@ browser-deps:
 	      "sudo apt-get install chromium poppler-utils"; exit 1; \
 	  fi; }
 
-# The book is built before the test suites (the browser test opens it) so that
-# the run ends with pytest's summary lines.
-test: setup lint book browser-deps test-unit test-notebooks
+# The unit, browser and notebook tests in one pytest run: two workers, one test file
+# or notebook each at a time, the longest first (tests/conftest.py orders them), so
+# that neither worker waits for the other's last file.
+test-all: $(STAMP)
+	$(PY) -m pytest tests $(NBVAL_FLAGS) notebooks/[0-9]*.ipynb -q -n 2 --dist loadfile \
+	  --no-loadscope-reorder
+
+# The book is built before the tests (the browser tests open it) so that the run
+# ends with pytest's summary line.
+test: setup lint book browser-deps test-all
 
 # Every chapter executed from a fresh virtualenv holding only what Colab brings, at
 # Colab's versions (tests/colab_versions.txt, not requirements.txt), plus our wheel

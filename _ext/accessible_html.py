@@ -9,7 +9,7 @@
    scroll sideways instead of cutting columns off; ``tabindex="0"`` and a label let
    keyboard users scroll it too (axe-core's scrollable-region-focusable rule).
 
-Registered in _config.yml under ``sphinx: local_extensions``; tests/test_browser.py
+Registered in _config.yml under ``sphinx: local_extensions``; tests/test_accessibility.py
 checks the result with axe-core.
 """
 

@@ -5,3 +5,33 @@ import matplotlib
 # Draw off-screen. Set in-process, not through MPLBACKEND, so that notebook
 # kernels started by nbval keep their inline backend.
 matplotlib.use("Agg")
+
+# The browser tests' module fixtures (a server of the built book, Debian's Chromium),
+# for tests/test_browser.py and tests/test_accessibility.py.
+from browser_common import browser, server  # noqa: E402, F401
+
+# `make test` runs these tests and the notebooks in one pytest run on two workers, a
+# file (or notebook) at a time, in this order (xdist's --no-loadscope-reorder): the
+# longest units (measured) start first, so that short test files fill the end of the
+# run and neither worker waits long for the other's last file.
+LONGEST_FIRST = (  # about 300, 110, 95, 100, 90, 60, 55 and 40 to 80 s (--durations)
+    "tests/test_accessibility.py",
+    "notebooks/06_",
+    "notebooks/05_",
+    "tests/test_browser.py",
+    "tests/test_pdf.py",
+    "notebooks/08_",
+    "notebooks/07_",
+    "tests/test_gradient_boosting.py",
+    "tests/test_class_weight.py",
+    "tests/test_pruning.py",
+    "notebooks/04_",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item):
+        path = item.nodeid
+        return next((i for i, start in enumerate(LONGEST_FIRST) if path.startswith(start)), 99)
+
+    items.sort(key=rank)  # stable: collection order within each rank

@@ -1,65 +1,40 @@
 """The built book as a reader's browser sees it (headless Chromium from Debian).
 
-Needs ``make book`` first (``make test`` builds the book before the tests) and
-``/usr/bin/chromium`` (``.ci/run`` and ``make browser-deps`` install it).
 Every page: served from 127.0.0.1, HTTP 200, no JavaScript error but the known
 harmless ones (see HARMLESS), MathJax rendered wherever there is math, every image
 loaded, no request leaving 127.0.0.1; notebook pages: the Colab link is the
 repository's Colab edition of the notebook (notebooks/colab/) on branch main;
-pages with solutions: hidden until clicked.
+pages with solutions: hidden until clicked. Every internal link and ``#anchor``
+must resolve, and every interactive figure's slider moves with the keyboard.
 With ``BOOK_SCREENSHOTS=1`` a full-page screenshot of each page goes to
 ``_build/screenshots/`` (to look at; about seven seconds per chapter, so not by default).
 
-Accessibility (issue 18; ACCESSIBILITY.md): axe-core, bundled by the PyPI package
-axe-playwright-python (never fetched from a CDN), runs the WCAG 2.1 A and AA rules
-on every page in the light theme and its colour rules (contrast) in the dark theme,
-where nothing but the colours changes; inside code blocks and text outputs the colour
-rules check one element of each look (colour, font, background), not every token
-(``MARK_CODE_SAMPLES``). A serious or critical violation
-inside the book's own content (the page's ``article``) fails; those in the theme's
-chrome (navigation, header, footer) are listed as warnings in the test output.
-Every image in the content needs alt text that is not a file name, and every
-internal link and ``#anchor`` must resolve.
-
-``BOOK_HTML=/path/to/html`` tests a book built elsewhere
-(``jupyter-book build . --path-output DIR`` puts it in ``DIR/_build/html``).
+Accessibility (axe-core, alt texts): tests/test_accessibility.py. The server, the
+browser and the page loading are tests/browser_common.py's (needs ``make book``
+first and ``/usr/bin/chromium``; ``BOOK_HTML`` tests a book built elsewhere).
 """
 
-import functools
 import html.parser
-import http.server
 import os
 import re
-import threading
-import time
-import warnings
-from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
 import yaml
+from browser_common import (
+    AXE_TAGS,
+    FAILING_IMPACTS,
+    HARMLESS,
+    HTML,
+    ROOT,
+    axe_script,
+    book_pages,
+    describe,
+    open_page,
+    page_paths,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html")).resolve()
 SHOTS = HTML.parent / "screenshots" if os.environ.get("BOOK_SCREENSHOTS") else None
-CHROMIUM = Path("/usr/bin/chromium")
-# Known harmless console errors of Jupyter Book 1's theme: THEBE_JS_URL is declared
-# twice on every page; a fresh browser profile has no stored light/dark mode, which
-# the theme reports before falling back to "auto".
-HARMLESS = ("THEBE_JS_URL", "Got invalid theme mode: . Resetting to auto.")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
-
-
-def book_pages():
-    if not (HTML / "index.html").exists():
-        pytest.fail(f"no built book in {HTML}: run `make book` first", pytrace=False)
-    skip = ("_static", "_sources", "_images")
-    return sorted(
-        p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html") if p.parts[-2] not in skip
-    )
 
 
 def repository_url():
@@ -74,99 +49,7 @@ def expected_colab_link(page):
     return f"https://colab.research.google.com/github/{repo}/blob/main/{notebook}"
 
 
-@pytest.fixture(scope="module")
-def server():
-    handler = functools.partial(QuietHandler, directory=str(HTML))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(
-            "Chromium is missing: `apt-get install chromium` (make browser-deps)", pytrace=False
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-def open_page(browser, server, page_path, theme=None):
-    """Load a page, recording errors and blocking (and recording) outside requests.
-
-    ``theme="dark"`` (or ``"light"``) is stored where the theme looks for the reader's
-    choice before the page loads.
-    """
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    if theme is not None:
-        context.add_init_script(
-            f"localStorage.setItem('mode', '{theme}'); localStorage.setItem('theme', '{theme}');"
-        )
-    page = context.new_page()
-    record = {"errors": [], "outside": []}
-    page.on("pageerror", lambda error: record["errors"].append(str(error)))
-    page.on(
-        "console",
-        lambda msg: record["errors"].append(msg.text) if msg.type == "error" else None,
-    )
-
-    def route(request_route):
-        if urlparse(request_route.request.url).hostname == "127.0.0.1":
-            request_route.continue_()
-        else:
-            record["outside"].append(request_route.request.url)
-            request_route.abort()
-
-    page.route("**/*", route)
-    pending = set()
-    page.on("request", lambda request: pending.add(request))
-    page.on("requestfinished", lambda request: pending.discard(request))
-    page.on("requestfailed", lambda request: pending.discard(request))
-    response = page.goto(f"{server}/{page_path}", wait_until="load")
-    wait_until_quiet(page, pending)
-    return context, page, response, record
-
-
-def wait_until_quiet(page, pending, quiet_ms=500, timeout_s=60):
-    """Wait until no request of the page has been in flight for ``quiet_ms``.
-
-    Playwright's own "networkidle" event sometimes never fires on pages whose Vega
-    figures render after the load (seen on about one load in three with every request
-    finished), so the test keeps its own count of requests in flight. Interactive
-    figures must also have been drawn.
-    """
-    deadline = time.monotonic() + timeout_s
-    quiet_since = None
-    while time.monotonic() < deadline:
-        if pending:
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.monotonic()
-        elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
-            break
-        page.wait_for_timeout(100)
-    else:
-        raise AssertionError(f"requests still in flight after {timeout_s} s: {pending}")
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('div.tl-interactive')]"
-        ".every(f => f.classList.contains('tl-is-live'))",
-        timeout=timeout_s * 1000,
-    )
-
-
-@pytest.mark.parametrize("page_path", book_pages() if (HTML / "index.html").exists() else [""])
+@pytest.mark.parametrize("page_path", page_paths())
 def test_page_as_a_reader_sees_it(browser, server, page_path):
     pages = book_pages()
     assert page_path in pages
@@ -216,135 +99,6 @@ def test_config_and_notebooks_agree_on_the_repository():
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         urls = set(re.findall(r"git\+(https://github\.com/[\w.-]+/[\w.-]+)", notebook.read_text()))
         assert urls == {url}, f"{notebook.name} installs from {urls}, _config.yml says {url}"
-
-
-# --- accessibility (issue 18, ACCESSIBILITY.md) ------------------------------------
-
-# The WCAG 2.0 and 2.1 rules, levels A and AA (what universities are asked to meet).
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-# The rules whose outcome depends on colours; the others see the same page in both
-# themes, so the dark theme runs only these (axe-core takes seconds on a chapter).
-AXE_COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-FAILING_IMPACTS = ("serious", "critical")
-# The book's own content; everything else on a page is the theme's chrome.
-CONTENT = "article.bd-article"
-# Code blocks and text outputs (<pre>) hold thousands of highlighted tokens (14,000
-# in Chapter 7), and axe-core's contrast rule spent most of a chapter's time on them
-# (Chapter 7: 18.5 s on the whole page, 6.4 s without the <pre> blocks). A token's
-# contrast depends only on its look: its colour, font
-# and the background behind it. So inside <pre> the colour rules check one element
-# per look (every <pre> element with text of its own, the <pre> itself included, is
-# grouped by the key below; the first of each group is marked), and every other rule
-# still sees every element.
-MARK_CODE_SAMPLES = """() => {
-  const seen = new Set();
-  for (const pre of document.querySelectorAll('pre')) {
-    for (const element of [pre, ...pre.querySelectorAll('*')]) {
-      const text = [...element.childNodes].some(n => n.nodeType === 3 && n.data.trim());
-      if (!text) continue;
-      let background = 'rgba(0, 0, 0, 0)';
-      for (let up = element; up && background === 'rgba(0, 0, 0, 0)'; up = up.parentElement)
-        background = getComputedStyle(up).backgroundColor;
-      const s = getComputedStyle(element);
-      const key = [element.tagName, element.className, s.color, s.fontSize, s.fontWeight,
-                   s.fontStyle, s.opacity, s.textShadow, background].join('|');
-      if (!seen.has(key)) { seen.add(key); element.setAttribute('data-axe-sample', ''); }
-    }
-  }
-  return seen.size;
-}"""
-COLOUR_CONTEXT = {"include": [["html"], ["[data-axe-sample]"]], "exclude": [["pre"]]}
-RUN_AXE = """async ([context, options, content]) => {
-  const results = await axe.run(context, {...options, resultTypes: ['violations']});
-  const inContent = (target) => {
-    const selector = target[target.length - 1];
-    const element = document.querySelector(Array.isArray(selector) ? selector[0] : selector);
-    return !!(element && element.closest(content));
-  };
-  return results.violations.map(v => ({
-    id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 200),
-                              content: inContent(n.target)}))}));
-}"""
-# An alt text that is a file name or path, as Sphinx writes when a figure has none.
-FILE_ALT = re.compile(r"(^|/)[^\s/]+\.(png|jpe?g|gif|svg|webp)$|^\.\.?/|_images/", re.I)
-
-
-def axe_script():
-    from axe_playwright_python.base import AXE_FILE_PATH
-
-    return AXE_FILE_PATH.read_text()
-
-
-def run_axe(page, theme):
-    """axe-core's WCAG 2.1 A/AA violations, each node marked ``content`` or not.
-
-    The colour rules run on the page less its ``<pre>`` blocks, plus one sample of
-    each look inside them (``MARK_CODE_SAMPLES``); in the light theme every other
-    rule runs on the whole page.
-    """
-    page.evaluate(axe_script())
-    assert page.evaluate(MARK_CODE_SAMPLES) > 0 or page.locator("pre").count() == 0
-    colour = {"runOnly": {"type": "rule", "values": AXE_COLOUR_RULES}}
-    violations = page.evaluate(RUN_AXE, [COLOUR_CONTEXT, colour, CONTENT])
-    if theme == "light":
-        others = {
-            "runOnly": {"type": "tag", "values": AXE_TAGS},
-            "rules": {rule: {"enabled": False} for rule in AXE_COLOUR_RULES},
-        }
-        violations += page.evaluate(RUN_AXE, [{"include": [["html"]]}, others, CONTENT])
-    return violations
-
-
-def describe(violation, nodes):
-    where = "; ".join(f"{n['target']}: {n['html'][:120]}" for n in nodes[:3])
-    more = f" (+{len(nodes) - 3} more)" if len(nodes) > 3 else ""
-    name = f"{violation['id']} ({violation['impact']}, {len(nodes)}x)"
-    return f"{name}: {violation['help']}: {where}{more}"
-
-
-def bad_alt_texts(page):
-    """Images in the content with no alt text, or a file name as alt text."""
-    images = page.evaluate(
-        f"() => Array.from(document.querySelectorAll('{CONTENT} img'))"
-        ".map(i => [i.getAttribute('src'), i.getAttribute('alt')])"
-    )
-    return [
-        f"{src}: alt={alt!r}"
-        for src, alt in images
-        if alt is None or not alt.strip() or FILE_ALT.search(alt.strip())
-    ]
-
-
-@pytest.mark.parametrize("theme", ["light", "dark"])
-@pytest.mark.parametrize("page_path", book_pages() if (HTML / "index.html").exists() else [""])
-def test_page_is_accessible(browser, server, page_path, theme):
-    """axe-core finds no serious or critical violation in the content; images have alt text."""
-    assert page_path in book_pages()
-    context, page, response, _ = open_page(browser, server, page_path, theme=theme)
-    try:
-        assert response.status == 200
-        assert page.evaluate("() => document.documentElement.dataset.theme") == theme
-        if page.evaluate("() => !!(window.MathJax && MathJax.startup)"):
-            page.evaluate("() => MathJax.startup.promise")  # axe checks typeset math too
-        violations = run_axe(page, theme)
-        bad_alts = bad_alt_texts(page)
-    finally:
-        context.close()
-    content, chrome = [], []
-    for violation in violations:
-        nodes = [n for n in violation["nodes"] if n["content"]]
-        if nodes and violation["impact"] in FAILING_IMPACTS:
-            content.append(describe(violation, nodes))
-        others = [n for n in violation["nodes"] if not n["content"]]
-        if others:
-            chrome.append(describe(violation, others))
-    if chrome:  # the theme's, not ours to fix here: listed, not failed on
-        message = f"theme chrome, {theme} theme, {page_path}: " + " | ".join(chrome)
-        warnings.warn(message, stacklevel=1)
-    problems = [f"{theme} theme, axe-core: {v}" for v in content]
-    problems += [f"image without real alt text: {a}" for a in bad_alts]
-    assert problems == [], f"{page_path}:\n" + "\n".join(problems)
 
 
 class LinkParser(html.parser.HTMLParser):
