@@ -367,8 +367,9 @@ class ExactSearch:
     value inside each node: their ids (``order``, int32 when that suffices),
     values (``xs``) and statistics (``sorted_stats``: a :class:`OneHotStats`
     for one-hot statistics, else the dense ``(n_stats, p, n)`` array). Every
-    ``(p, n)`` array is built and regrouped one feature row at a time, so the
-    temporaries are ``O(n)``.
+    ``(p, n)`` array is built one feature row at a time and regrouped
+    ``PIECE`` elements at a time (a piece of one long row, or several short
+    rows at once), so the temporaries are ``O(n + PIECE)``.
     """
 
     def __init__(self, X, stats):
@@ -681,7 +682,8 @@ def assemble_preorder(levels, device=None):
 
     A level's split nodes have their children next to each other in the next
     level, in order (``"child"``: ``0, 2, 4, ...``; -1 for a leaf). The
-    bookkeeping runs on the CPU (one transfer per tree); the tree goes to ``device``.
+    bookkeeping runs on the CPU (each level's arrays are copied there once);
+    the tree goes to ``device``.
     """
     return assemble_trees(levels, device)[0]
 
@@ -693,9 +695,10 @@ def assemble_trees(levels, device=None):
     (:mod:`treelib.batched`) share their levels, each level's nodes tree after
     tree, each split node's children next to each other in the next level
     (``"child"``: ``0, 2, 4, ...`` across the whole level). The trees are
-    numbered in preorder one after the other, in one pass over the levels for
-    all of them; each tree then gets its own stretch, its child ids counted
-    from its root. Returns one :class:`Tree` per root.
+    numbered in preorder one after the other, for all of them at once: one
+    bottom-up pass over the levels (subtree sizes), one top-down pass (ids);
+    each tree then gets its own stretch, its child ids counted from its root.
+    Returns one :class:`Tree` per root.
     """
     levels = [{name: values.cpu() for name, values in level.items()} for level in levels]
     splits = [torch.nonzero(level["child"] >= 0).squeeze(1) for level in levels]
