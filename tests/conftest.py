@@ -12,9 +12,11 @@ from browser_common import browser, server  # noqa: E402, F401
 
 # `make test` runs these tests and the notebooks in one pytest run on two workers, a
 # file (or notebook) at a time, in this order (xdist's --no-loadscope-reorder): the
-# longest units (measured) start first, so that short test files fill the end of the
-# run and neither worker waits long for the other's last file.
-LONGEST_FIRST = (  # about 300, 110, 95, 100, 90, 60, 55 and 40 to 80 s (--durations)
+# longest units (measured, roughly in order) start first, so that short test files
+# fill the end of the run and neither worker waits long for the other's last file.
+# Their total --durations in one run (before the accessibility test loaded each page
+# once): 320, 114, 95, 137, 88, 63, 57, 78, 63, 57 and 42 s.
+LONGEST_FIRST = (
     "tests/test_accessibility.py",
     "notebooks/06_",
     "notebooks/05_",
