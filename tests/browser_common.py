@@ -135,10 +135,10 @@ def wait_until_quiet(page, pending, quiet_ms=500, timeout_s=60):
     )
 
 
-def page_paths():
-    """The built pages, for ``parametrize`` (one empty id when there is no build:
-    the test then fails with ``book_pages``'s message)."""
-    return book_pages() if (HTML / "index.html").exists() else [""]
+def page_paths(select=book_pages):
+    """``select()``, the built pages by default, for ``parametrize`` (one empty id when
+    there is no build: the test then fails with ``book_pages``'s message)."""
+    return select() if (HTML / "index.html").exists() else [""]
 
 
 # The WCAG 2.0 and 2.1 rules, levels A and AA (what universities are asked to meet).
@@ -146,6 +146,7 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FAILING_IMPACTS = ("serious", "critical")
 
 
+@functools.cache
 def axe_script():
     from axe_playwright_python.base import AXE_FILE_PATH
 

@@ -209,9 +209,7 @@ def check_slider_moves(page, figure):
     assert (ends["End"], ends["Home"]) == (slider.get_attribute("max"), slider.get_attribute("min"))
 
 
-@pytest.mark.parametrize(
-    "page_path", interactive_pages() if (HTML / "index.html").exists() else [""]
-)
+@pytest.mark.parametrize("page_path", page_paths(interactive_pages))
 def test_interactive_figures_move_with_the_keyboard(browser, server, page_path):
     """Each slider moves by keyboard; nothing leaves the machine; axe passes inside figures."""
     context, page, response, record = open_page(browser, server, page_path)
