@@ -146,7 +146,10 @@ class SquaredError:
 
 
 class BinomialLoss:
-    """Half binomial log-loss ``log(1 + e^F) - y F`` on the log-odds ``F``.
+    """Binomial log-loss ``log(1 + e^F) - y F`` on the log-odds ``F``.
+
+    Half the binomial deviance: scikit-learn's ``HalfBinomialLoss``; its
+    ``train_score_`` and early stopping report the deviance (``factor``).
 
     Introduced in Chapter 8.
     """
@@ -163,7 +166,7 @@ class BinomialLoss:
         return y[:, None].to(torch.float64) - torch.sigmoid(raw)
 
     def loss(self, y, raw, weight):
-        """Weighted mean of the half log-loss."""
+        """Weighted mean of the log-loss (half the deviance)."""
         F = raw[:, 0]
         return float(weighted_mean(torch.logaddexp(torch.zeros_like(F), F) - y * F, weight))
 
