@@ -148,8 +148,9 @@ class SquaredError:
 class BinomialLoss:
     """Binomial log-loss ``log(1 + e^F) - y F`` on the log-odds ``F``.
 
-    Half the binomial deviance: scikit-learn's ``HalfBinomialLoss``; its
-    ``train_score_`` and early stopping report the deviance (``factor``).
+    Half the binomial deviance: scikit-learn's ``HalfBinomialLoss``. The
+    boosting estimators' ``train_score_``, ``oob_scores_`` and early-stopping
+    loss are ``factor`` times this loss, the deviance, as in scikit-learn.
 
     Introduced in Chapter 8.
     """
@@ -184,7 +185,10 @@ class BinomialLoss:
 
 
 class MultinomialLoss:
-    """Half multinomial log-loss ``logsumexp(F) - F_y``, one raw score per class.
+    """Multinomial log-loss ``logsumexp(F) - F_y``, one raw score per class.
+
+    scikit-learn's ``HalfMultinomialLoss``; the boosting estimators report it
+    as it is (``factor`` 1), as scikit-learn does.
 
     Introduced in Chapter 8.
     """
