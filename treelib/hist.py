@@ -23,6 +23,7 @@ import torch
 
 from .criteria import REGRESSION_CRITERIA, node_weight
 from .levelwise import (
+    columns,
     group_codes,
     regroup_rows,
     segment_starts,
@@ -267,14 +268,17 @@ class HistogramSearch:
         return take(self.high, features * self.n_bins + code)
 
     def slot_codes(self, rows, local, features):
-        """Bin codes of the nodes' searched features, ``(len(rows), slots)``.
+        """Bin codes of the nodes' searched features, ``(slots, len(rows))``.
 
         ``features`` (``(nodes, slots)``) lists each node's features, one per
         slot (``None``: every feature, in order); ``local`` is each row's node.
+        Slot-major: a sample's weight or label, repeated once per slot, is a
+        tiled copy (``repeat``), far cheaper than repeating each value in place.
         """
         if features is None:
-            return self.codes.index_select(0, rows)
-        index = rows[:, None] * self.codes.shape[1] + features.index_select(0, local)
+            return self.codes.index_select(0, rows).T
+        index = columns(features.T.contiguous(), local)
+        index += rows * self.codes.shape[1]
         return take(self.codes, index)
 
     def histograms(self, rows, local, count, with_counts=False, features=None):
@@ -301,14 +305,14 @@ class HistogramSearch:
             base = local[part] * (p * B)
             if self.classify:  # class k's histograms come after those of classes 0..k-1
                 base += self.label.index_select(0, chunk).to(base.dtype) * size
-            cell = base.to(self.index_type)[:, None] + self.feature_offset[:p]
+            cell = base.to(self.index_type) + self.feature_offset[:p, None]  # (slots, samples)
             cell += self.slot_codes(chunk, local[part], features)
             cell = cell.view(-1)
             if integer:
                 parts = [torch.bincount(cell, None, size * K)]
             else:
                 sources = [self.weight] if self.classify else self.stats
-                weights = [s.index_select(0, chunk).repeat_interleave(p) for s in sources]
+                weights = [s.index_select(0, chunk).repeat(p) for s in sources]
                 parts = [torch.bincount(cell, w, size * K) for w in weights]
             if hist is None:  # (no stacking copy for one statistic)
                 hist = parts[0][None] if len(parts) == 1 else torch.stack(parts)
@@ -447,7 +451,7 @@ class HistogramSearch:
         as :meth:`sparse_cells` does.
         """
         cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (node, slot, bin) order
-        values = hist.view(hist.shape[0], -1).index_select(1, cell)
+        values = columns(hist.view(hist.shape[0], -1), cell)
         return cell, values, None if counts is None else counts.view(-1).index_select(0, cell)
 
     def sparse_cells(self, rows, local, with_counts, features=None):
@@ -462,15 +466,16 @@ class HistogramSearch:
         p = self.codes.shape[1] if features is None else features.shape[1]
         B, K = self.n_bins, self.n_classes
         codes = self.slot_codes(rows, local, features).to(torch.int64)
-        cell = (local[:, None] * (p * B) + self.feature_offset[:p].to(torch.int64) + codes).view(-1)
+        offset = self.feature_offset[:p, None].to(torch.int64)
+        cell = (local * (p * B) + offset + codes).view(-1)  # slot-major, as slot_codes
         n_in = None
         if self.classify:  # one id per (cell, class): each class's weight summed apart
-            key = cell * K + self.label.index_select(0, rows).repeat_interleave(p)
+            key = cell * K + self.label.index_select(0, rows).repeat(p)
             keys, inverse = torch.unique(key, return_inverse=True)
             if self.weight is None:  # counts
                 sums = torch.bincount(inverse, minlength=len(keys)).to(self.stats.dtype)
             else:
-                w = self.weight.index_select(0, rows).repeat_interleave(p)
+                w = self.weight.index_select(0, rows).repeat(p)
                 sums = torch.zeros_like(keys, dtype=w.dtype).index_add_(0, inverse, w)
             cell, where = torch.unique_consecutive(keys // K, return_inverse=True)
             values = torch.zeros(K, len(cell), dtype=sums.dtype, device=sums.device)
@@ -480,7 +485,7 @@ class HistogramSearch:
                 n_in = torch.zeros_like(cell).index_add_(0, where, per_key)
         else:
             cell, inverse = torch.unique(cell, return_inverse=True)
-            stats = self.stats.index_select(1, rows).repeat_interleave(p, dim=1)
+            stats = columns(self.stats, rows).repeat(1, p)
             values = stats.new_zeros(len(stats), len(cell)).index_add_(1, inverse, stats)
             if with_counts:
                 n_in = torch.bincount(inverse, minlength=len(cell))
@@ -544,8 +549,8 @@ class HistogramSearch:
         start = row_start.index_select(0, j)
 
         def left_of(cum):  # the running sum at j, minus the one before the row's start
-            before = cum.index_select(-1, (start - 1).clamp(min=0))
-            return cum.index_select(-1, j) - torch.where(start > 0, before, 0)
+            before = columns(cum, (start - 1).clamp(min=0))
+            return columns(cum, j) - torch.where(start > 0, before, 0)
 
         left = left_of(values.to(total.dtype).cumsum(-1))
         nxt = cell.index_select(0, j + 1) % B  # a candidate after each non-empty bin
@@ -559,12 +564,12 @@ class HistogramSearch:
             n_left = left_of(n_in.cumsum(0))
             n_right = sizes.index_select(0, g) - n_left
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
-        scores = masked_scores(left, total.index_select(1, g), allowed, rules, criterion)
+        scores = masked_scores(left, columns(total, g), allowed, rules, criterion)
         tol = tie_tolerance(total, criterion)
         winner = segmented_argmax(scores, g, rank * B + b, count, tol)  # ties: rank, then bin
         won = torch.nonzero(winner).squeeze(1)  # (once: a mask is searched at every use)
         high, low = high.index_select(0, won).double(), low.index_select(0, won).double()
-        return g[won], f[won], midpoints(high, low), left.index_select(1, won)
+        return g[won], f[won], midpoints(high, low), columns(left, won)
 
     def scan_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
         """:meth:`best_in_grid` on at most ``MAX_SCAN`` cells at a time, in whole nodes."""

@@ -42,6 +42,17 @@ def take(values, index):
     return values.reshape(-1).index_select(0, index.reshape(-1)).view(index.shape)
 
 
+def columns(values, index):
+    """``values.index_select(-1, index)`` for a vector or a few rows (class counts, moments).
+
+    On the CPU a gather from each contiguous row, one row at a time, is about
+    a third faster than one gather along the last axis of the 2-D tensor.
+    """
+    if values.dim() == 1 or values.device.type != "cpu":
+        return values.index_select(-1, index)
+    return torch.stack([row.index_select(0, index) for row in values])
+
+
 def segment_starts(sizes):
     """Offset of each node's segment in an array grouped by node."""
     return torch.cumsum(sizes, 0) - sizes
