@@ -244,10 +244,10 @@ class HistogramSearch:
         self.sizes, self.at_root = sizes, False
         return self
 
-    def regroup(self, group, n_groups, right):
+    def regroup(self, group, n_groups, right, sizes=None):
         """Keep the samples with ``group >= 0``, sorted by group (like ``ExactSearch.regroup``)."""
         self.at_root, n = False, len(self.active)
-        self.sizes, codes_of = group_codes(group, self.active, n_groups, right)
+        self.sizes, codes_of = group_codes(group, self.active, n_groups, right, sizes)
         n_kept = int(self.sizes.sum())
         (self.active,) = regroup_rows([self.active], codes_of, n_kept, n)
         self.group = None  # (freed before the new one is made: memory)
