@@ -50,7 +50,10 @@ def columns(values, index):
     """
     if values.dim() == 1 or values.device.type != "cpu":
         return values.index_select(-1, index)
-    return torch.stack([row.index_select(0, index) for row in values])
+    out = values.new_empty(len(values), len(index))
+    for row, into in zip(values, out):  # (each gathered straight into its row: no copy)
+        torch.index_select(row, 0, index, out=into)
+    return out
 
 
 def segment_starts(sizes):
