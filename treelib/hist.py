@@ -244,14 +244,14 @@ class HistogramSearch:
         self.sizes, self.at_root = sizes, False
         return self
 
-    def regroup(self, group, n_groups, right, sizes=None):
+    def regroup(self, group, sizes, right):
         """Keep the samples with ``group >= 0``, sorted by group (like ``ExactSearch.regroup``)."""
         self.at_root, n = False, len(self.active)
-        self.sizes, codes_of = group_codes(group, self.active, n_groups, right, sizes)
+        self.sizes, codes_of = sizes, group_codes(group, self.active, sizes, right)
         n_kept = int(self.sizes.sum())
         (self.active,) = regroup_rows([self.active], codes_of, n_kept, n)
         self.group = None  # (freed before the new one is made: memory)
-        groups = torch.arange(n_groups, device=group.device)
+        groups = torch.arange(len(sizes), device=group.device)
         self.group = torch.repeat_interleave(groups, self.sizes, output_size=n_kept)
 
     def split_values(self, samples, features):

@@ -62,7 +62,11 @@ def segment_starts(sizes):
 
 
 def group_sizes(group, ids, n_groups):
-    """The samples of each group among ``ids`` (``group[ids]``, ``-1``: none), a piece at a time."""
+    """The samples of each group among ``ids`` (``group[ids]``, ``-1``: none), a piece at a time.
+
+    The level loop needs no such count: it has counted its nodes' samples
+    (:func:`grow_levels`), and hands the open nodes' counts to the regrouping.
+    """
     sizes = torch.zeros(n_groups + 1, dtype=torch.int64, device=group.device)
     for a, b in pieces(len(ids)):  # (shifted by one: the dropped samples count in slot 0)
         sizes += torch.bincount(group.index_select(0, ids[a:b]) + 1, minlength=n_groups + 1)
@@ -90,21 +94,18 @@ def regroup_codes(group, sizes, right, offsets=None):
     return code, take(offsets, g)
 
 
-def group_codes(group, ids, n_groups, right, sizes=None):
-    """Regrouping the samples ``ids``: the groups' sizes, and ``codes_of(a, b)``.
+def group_codes(group, ids, sizes, right):
+    """``codes_of(a, b)``: the :func:`regroup_codes` of the samples ``ids[a:b]``.
 
-    ``codes_of(a, b)`` gives the :func:`regroup_codes` of ``ids[a:b]``; the
-    per-group offsets are computed once for all pieces. ``sizes``, where the
-    caller knows them (the level loop counted its nodes' samples), saves
-    counting the groups again.
+    ``sizes`` holds each group's number of samples (the level loop counted
+    them); the per-group offsets are computed once for all pieces.
     """
-    sizes = group_sizes(group, ids, n_groups) if sizes is None else sizes
     offsets = group_offsets(sizes, right)
 
     def codes_of(a, b):
         return regroup_codes(group.index_select(0, ids[a:b]), sizes, right, offsets)
 
-    return sizes, codes_of
+    return codes_of
 
 
 def pieces(n):
@@ -473,12 +474,12 @@ class ExactSearch:
         else:
             stats[:, j] = self.stats_of.index_select(1, ids)
 
-    def regroup(self, group, n_groups, right, sizes=None):
+    def regroup(self, group, sizes, right):
         """Keep samples with ``group >= 0``, regrouped by group, each group still sorted.
 
         ``group`` gives each sample its open node's index (``-1``: not searched
-        any more), ``right`` says which groups are right children, ``sizes``
-        (if known) how many samples each group holds. Groups are
+        any more), ``sizes`` how many samples each group holds, ``right``
+        which groups are right children. Groups are
         numbered in node order, so a *stable* sort of each row by group keeps
         every group's samples sorted by value (:func:`regroup_positions`). Rows
         are moved a few at a time (a piece of ``PIECE`` elements: one row of a
@@ -486,7 +487,7 @@ class ExactSearch:
         :func:`regroup_rows`), into the first ``n_kept`` places of their row.
         """
         first_row, n = self.order[0], self.order.shape[1]  # every row lists the open nodes' samples
-        self.sizes, codes_of = group_codes(group, first_row, n_groups, right, sizes)
+        self.sizes, codes_of = sizes, group_codes(group, first_row, sizes, right)
         if self.code_of is None:  # by sample id, written for the open nodes' samples only
             self.code_of, self.base_of = (
                 group.new_empty(len(group), dtype=torch.int8),
@@ -621,7 +622,7 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
             for a, b in pieces(len(samples)):
                 group.index_copy_(0, samples[a:b], take(group_of_node, node[a:b]))
             written = samples
-            search.regroup(group, len(open_nodes), open_nodes % 2 == 1, sizes[open_nodes])
+            search.regroup(group, sizes[open_nodes], open_nodes % 2 == 1)
         trees = tree[open_nodes] if several else None
         found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
         groups, f, threshold, left = found
