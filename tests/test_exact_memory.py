@@ -114,10 +114,10 @@ def fit_every_builder(X, y, w):
 
 @pytest.mark.parametrize("piece", [7, 64])
 def test_level_loop_in_pieces_grows_the_same_trees(monkeypatch, piece):
-    """The level loop's sample-long steps (totals, routing to children, regrouping) done
-    seven (or 64) samples at a time grow the trees they grow in one piece. (The exact
-    search regroups as many feature rows at once as fit in a piece: one row in pieces
-    while the active samples are many, several rows once they are few.)"""
+    """The level loop's sample-long steps (totals, routing to children, the exact search's
+    regrouping) done seven (or 64) samples at a time grow the trees they grow in one
+    piece. (The exact search regroups as many feature rows at once as fit in a piece: one
+    row in pieces while the active samples are many, several rows once they are few.)"""
     X, y, w = data_with_ties(2)
     whole = fit_every_builder(X, y, w)
     monkeypatch.setattr(treelib.levelwise, "PIECE", piece)

@@ -7,6 +7,7 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.tree import DecisionTreeClassifier as SkDecisionTreeClassifier
 from test_builder_ties import exact_bins
 
+import treelib.criteria
 import treelib.hist
 import treelib.levelwise
 from treelib import (
@@ -324,3 +325,53 @@ def test_histograms_count_in_float32_only_where_every_sum_is_exact():
     assert treelib.hist.HistogramSearch(Xt, stats).weight.dtype == torch.float32
     stats[stats > 0] = 0.25
     assert treelib.hist.HistogramSearch(Xt, stats).weight.dtype == torch.float64
+
+
+def test_next_level_nodes_groups_the_samples_by_child_by_hand():
+    # three nodes of 3, 2 and 4 samples; node 1 is a leaf (its samples leave), nodes 0
+    # and 2 split (children 0, 1 and 2, 3); a sample goes right when its value is above
+    # its node's threshold. Grouped by child, each child's samples keep their order.
+    samples = torch.tensor([7, 2, 5, 0, 9, 4, 1, 8, 3])
+    node = torch.tensor([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    value = {7: 0.9, 2: 0.5, 5: 0.7, 0: 0.0, 9: 0.0, 4: 0.2, 1: 0.8, 8: 0.3, 3: 0.9}
+    level = dict(
+        child=torch.tensor([0, -1, 2]),
+        feature=torch.tensor([1, -2, 0]),
+        threshold=torch.tensor([0.5, -2.0, 0.35], dtype=torch.float64),
+    )
+
+    def split_values(s, features):
+        assert bool((features >= 0).all())  # a leaf's feature (-2) is never read
+        return torch.tensor([value[int(i)] for i in s], dtype=torch.float32)
+
+    kept, child = treelib.levelwise.next_level_nodes(split_values, samples, node, level)
+    # node 0: 2 (at the threshold) goes left, 7 and 5 right; node 2: 4 and 8 left, 1 and 3
+    # right
+    assert kept.tolist() == [2, 7, 5, 4, 8, 1, 3]
+    assert child.tolist() == [0, 1, 1, 2, 2, 3, 3]
+
+
+@pytest.mark.parametrize("max_bins", [5, 16, 255])
+def test_sorted_cells_list_the_non_empty_cells_of_the_histograms(max_bins):
+    # the non-empty cells of a batch, listed from the histograms (nonzero over every
+    # cell) or from the (slot, sample) pairs' cell ids (a sort): the same list
+    X, y = make_classification(400, 5, n_informative=3, n_redundant=0, n_classes=3,
+                               random_state=1)  # fmt: skip
+    stats = torch.zeros(3, 400, dtype=torch.float64)
+    weights = torch.arange(400.0, dtype=torch.float64) % 4 + 1  # all above zero
+    stats[torch.from_numpy(y), torch.arange(400)] = weights
+    search = treelib.hist.HistogramSearch(torch.from_numpy(X).float(), stats, max_bins)
+    B = search.n_bins  # padded with empty bins to a power of two
+    assert B & (B - 1) == 0 and B >= search.n_used == min(max_bins, 400)
+    assert bool((search.low[:, search.n_used :] == float("inf")).all())
+    assert bool((search.high[:, search.n_used :] == float("-inf")).all())
+    rows = torch.randperm(400, generator=torch.Generator().manual_seed(0))[:300]
+    local = torch.arange(300) // 25  # 12 nodes of 25 samples
+    features = torch.randint(0, 5, (12, 2), generator=torch.Generator().manual_seed(1))
+    hist, counts, pairs = search.histograms(rows, local, 12, True, features, listing=True)
+    sorted_list = search.sorted_cells(hist, counts, pairs)
+    present = treelib.criteria.node_weight(hist, "gini") > 0  # (classes, nodes, slots, B)
+    listed = search.listed_cells(hist, counts, present)
+    for a, b in zip(sorted_list, listed):
+        assert torch.equal(a, b)
+    assert len(listed[0]) <= 300 * 2  # at most one cell per (sample, slot)

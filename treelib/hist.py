@@ -24,8 +24,6 @@ import torch
 from .criteria import REGRESSION_CRITERIA, node_weight
 from .levelwise import (
     columns,
-    group_codes,
-    regroup_rows,
     segment_starts,
     segmented_argmax,
     take,
@@ -212,8 +210,14 @@ class HistogramSearch:
         bins = bin_columns(X, max_bins) if bins is None else bins
         n, p = bins.codes.shape
         device = bins.codes.device
-        self.n_bins = B = bins.low.shape[1]
-        self.low, self.high = bins.low, bins.high
+        # bins per feature, padded with empty ones to a power of two: a cell id's
+        # bin and row are then a mask and a shift (cell & (B - 1), cell >> shift)
+        self.n_bins = B = 1 << (bins.low.shape[1] - 1).bit_length()
+        self.shift = B.bit_length() - 1
+        self.n_used = bins.low.shape[1]  # (the batches and scans are sized on the bins used)
+        pad = B - self.n_used
+        self.low = torch.nn.functional.pad(bins.low, (0, pad), value=INF)
+        self.high = torch.nn.functional.pad(bins.high, (0, pad), value=-INF)
         self.stats, self.classify = stats, criterion not in REGRESSION_CRITERIA
         self.criterion = criterion
         self.n_classes = stats.shape[0] if self.classify else 1
@@ -230,6 +234,7 @@ class HistogramSearch:
             self.label = torch.zeros(stats.shape[1], dtype=label_type, device=stats.device)
             for k in range(1, self.n_classes):  # (an argmax across the rows is far slower)
                 self.label.masked_fill_(stats[k] > 0, k)
+        self.positive = bool((node_weight(stats, criterion) > 0).all())  # (fit drops the rest)
         self.active = torch.arange(n, device=device)  # samples of open nodes, by node
         self.group = torch.zeros_like(self.active)  # the open node of each active sample
         self.sizes, self.at_root = torch.tensor([n], device=device), True
@@ -244,15 +249,16 @@ class HistogramSearch:
         self.sizes, self.at_root = sizes, False
         return self
 
-    def regroup(self, group, sizes, right):
-        """Keep the samples with ``group >= 0``, sorted by group (like ``ExactSearch.regroup``)."""
-        self.at_root, n = False, len(self.active)
-        self.sizes, codes_of = sizes, group_codes(group, self.active, sizes, right)
-        n_kept = int(self.sizes.sum())
-        (self.active,) = regroup_rows([self.active], codes_of, n_kept, n)
-        self.group = None  # (freed before the new one is made: memory)
-        groups = torch.arange(len(sizes), device=group.device)
-        self.group = torch.repeat_interleave(groups, self.sizes, output_size=n_kept)
+    takes_grouped = True  # the level loop hands it the open nodes' samples (take_grouped)
+
+    def take_grouped(self, active, group, sizes):
+        """The open nodes' samples, grouped by node (``group``: their node), ``sizes`` each.
+
+        The level loop keeps its samples grouped by node, in node order
+        (:func:`treelib.levelwise.next_level_nodes`): the open nodes' samples
+        are those samples, less the ones in leaves, with no regrouping.
+        """
+        self.at_root, self.active, self.group, self.sizes = False, active, group, sizes
 
     def split_values(self, samples, features):
         """The value a split compares for each sample: the largest value of its bin.
@@ -277,11 +283,13 @@ class HistogramSearch:
         """
         if features is None:
             return self.codes.index_select(0, rows).T
-        index = columns(features.T.contiguous(), local)
-        index += rows * self.codes.shape[1]
+        small = self.codes.numel() < 2**31  # int32 positions: half the memory traffic
+        kind = torch.int32 if small else torch.int64
+        index = columns(features.T.to(kind).contiguous(), local)
+        index.add_(rows.to(kind), alpha=self.codes.shape[1])
         return take(self.codes, index)
 
-    def histograms(self, rows, local, count, with_counts=False, features=None):
+    def histograms(self, rows, local, count, with_counts=False, features=None, listing=False):
         """Statistics of every (node, slot, bin) cell of ``count`` nodes.
 
         ``rows`` are the nodes' samples (``None``: all samples, in order) and
@@ -290,23 +298,27 @@ class HistogramSearch:
         of shape ``(n_stats, count, slots, B)`` (classes: integer counts if every
         weight is one, float32 for whole ones, :func:`float32_is_exact`) and,
         if asked, the number of samples in each cell, ``(count, slots, B)``.
+        With ``listing``, also each (slot, sample) pair's cell id
+        (:meth:`sorted_cells`).
         """
         p = self.codes.shape[1] if features is None else features.shape[1]
         B, K = self.n_bins, self.n_classes
         size = count * p * B  # cells of one class (or one statistic)
         integer = self.classify and self.unit_weights  # plain counts
         step = max(1, CHUNK // p)
-        hist, counts = None, None
+        hist, counts, pair_cells = None, None, []
         n_rows = len(self.codes) if rows is None else len(rows)
         for lo in range(0, max(n_rows, 1), step):  # a chunk of samples at a time: bounded memory
             part = slice(lo, lo + step)
             everyone = torch.arange(lo, min(lo + step, n_rows), device=self.codes.device)
             chunk = everyone if rows is None else rows[part]
-            base = local[part] * (p * B)
+            base = (local[part] * (p * B)).to(self.index_type)  # the node's block of cells
+            cell = base + self.feature_offset[:p, None]  # (slots, samples): the slot's row ...
+            cell += self.slot_codes(chunk, local[part], features)  # ... and the bin in it
+            if listing:  # (each pair's cell, for sorted_cells)
+                pair_cells.append(cell.view(-1).clone())
             if self.classify:  # class k's histograms come after those of classes 0..k-1
-                base += self.label.index_select(0, chunk).to(base.dtype) * size
-            cell = base.to(self.index_type) + self.feature_offset[:p, None]  # (slots, samples)
-            cell += self.slot_codes(chunk, local[part], features)
+                cell += (self.label.index_select(0, chunk).to(cell.dtype) * size)[None]
             cell = cell.view(-1)
             if integer:
                 parts = [torch.bincount(cell, None, size * K)]
@@ -324,7 +336,10 @@ class HistogramSearch:
                 counts = part_counts if counts is None else counts.add_(part_counts)
         if counts is not None:
             counts = counts.view(K, count, p, B).sum(0)
-        return hist.view(-1, count, p, B), counts
+        hist = hist.view(-1, count, p, B)
+        if listing:
+            return hist, counts, torch.cat(pair_cells)
+        return hist, counts
 
     def best_splits(self, total, keys, rules, criterion, trees=None):
         """Each open node's best split: ``(group, feature, threshold, left statistics)``.
@@ -374,8 +389,9 @@ class HistogramSearch:
         sizes = self.sizes.index_select(0, nodes)
         start = segment_starts(self.sizes).index_select(0, nodes)  # where their samples start
         bounds = torch.cat([sizes.new_zeros(1), torch.cumsum(sizes, 0)]).tolist()
-        sparse = bounds[-1] * SPARSE_RATIO < len(nodes) * B * self.n_classes
-        batch = max(1, MAX_CELLS // (slots * B * self.n_classes))
+        used = self.n_used
+        sparse = bounds[-1] * SPARSE_RATIO < len(nodes) * used * self.n_classes
+        batch = max(1, MAX_CELLS // (slots * used * self.n_classes))
         max_rows = max(1, CHUNK // slots)
         every_node = len(nodes) == len(self.sizes)  # then the samples are all in a row
         found, constant_nodes, first = [], [], 0
@@ -401,12 +417,17 @@ class HistogramSearch:
                 cells = self.sparse_cells(rows, local, with_counts, drawn)
             else:  # (at the root, all samples in order: no rows to pick)
                 everyone = None if self.at_root and every_node else rows
-                grid = self.histograms(everyone, local, count, with_counts, drawn)
-                present = node_weight(grid[0], self.criterion) > 0  # zero weights were dropped
-                if int(present.sum()) * GRID_RATIO < present.numel():  # mostly empty: list
-                    cells, grid = self.listed_cells(*grid, present), None
+                # fewer (sample, slot) pairs than a GRID_RATIO-th of the cells: mostly empty
+                listing = self.positive and n_rows * GRID_RATIO < count * used
+                grid = self.histograms(everyone, local, count, with_counts, drawn, listing)
+                if listing:
+                    cells, grid = self.sorted_cells(*grid), None
+                else:
+                    present = node_weight(grid[0], self.criterion) > 0
+                    if int(present.sum()) * GRID_RATIO < count * slots * used:  # mostly empty: list
+                        cells, grid = self.listed_cells(*grid, present), None
             if grid is None:
-                row = cells[0] // B  # node * slots + slot
+                row = cells[0] >> self.shift  # node * slots + slot (cell // B)
             if features is None:
                 batch_ranks = ranks[part]
             else:
@@ -443,6 +464,17 @@ class HistogramSearch:
         f = features.reshape(-1) * self.n_bins
         low, high = take(self.low, f + first), take(self.high, f + last)
         return high <= low + FEATURE_THRESHOLD
+
+    def sorted_cells(self, hist, counts, pair_cells):
+        """:meth:`listed_cells` from the cell of each (slot, sample) pair: a sort, no scan.
+
+        A cell is non-empty when a pair falls in it (every sample weighs more
+        than zero): sorting the pairs' cell ids and dropping repeats lists the
+        non-empty cells in order, at a cost that follows the pairs, not the cells.
+        """
+        cell = torch.unique_consecutive(torch.sort(pair_cells).values).to(torch.int64)
+        values = columns(hist.view(hist.shape[0], -1), cell)
+        return cell, values, None if counts is None else counts.view(-1).index_select(0, cell)
 
     def listed_cells(self, hist, counts, present):
         """The non-empty cells of dense histograms (:meth:`histograms`), listed.
@@ -541,27 +573,30 @@ class HistogramSearch:
         side of a split after this one.
         """
         p, B, (count, slots) = self.codes.shape[1], self.n_bins, ranks.shape
-        same_row = row[1:] == row[:-1]
-        # left children: a cumulative sum along the list, restarted at each row
-        starts_here = torch.arange(1, max(len(cell), 1), device=cell.device)  # element k + 1
-        row_start = torch.cummax(torch.where(same_row, 0, starts_here), 0).values
-        j = torch.nonzero(same_row).squeeze(1)
-        start = row_start.index_select(0, j)
+        n = len(cell)
+        # a candidate after each cell whose next cell in the list is in the same row
+        same_row = torch.zeros(n, dtype=torch.bool, device=cell.device)
+        torch.eq(row[1:], row[:-1], out=same_row[:-1])
+        # left children: a running sum along the list, minus the one before the row's start
+        row_start = torch.arange(1, n + 1, device=cell.device)
+        row_start[1:].masked_fill_(same_row[:-1], 0)  # (k + 1 where a row starts at k)
+        row_start = torch.cummax(row_start, 0).values - 1  # the start of each cell's row
 
-        def left_of(cum):  # the running sum at j, minus the one before the row's start
-            before = columns(cum, (start - 1).clamp(min=0))
-            return columns(cum, j) - torch.where(start > 0, before, 0)
+        def left_of(values):  # (running sums from a zero column: the row start's is the one before)
+            cum = torch.zeros(values.shape[:-1] + (n + 1,), dtype=total.dtype, device=cell.device)
+            for into, source in zip(cum.view(-1, n + 1), values.reshape(-1, n)):
+                torch.cumsum(source, 0, out=into[1:])
+            return cum[..., 1:] - columns(cum, row_start)
 
-        left = left_of(values.to(total.dtype).cumsum(-1))
-        nxt = cell.index_select(0, j + 1) % B  # a candidate after each non-empty bin
-        cell, row = cell.index_select(0, j), row.index_select(0, j)
-        g, b = row // slots, cell % B
+        left = left_of(values)
+        nxt = torch.cat([cell[1:], cell[-1:]]) & (B - 1)  # the next cell's bin (the last: none)
+        g, b = row // slots, cell & (B - 1)
         f = row % slots if features is None else take(features, row)
         rank = take(ranks, row)
         low, high = take(self.low, f * B + nxt), take(self.high, f * B + b)
-        allowed = (low > high + FEATURE_THRESHOLD) & (rank < p)  # p: a slot not searched
+        allowed = same_row & (low > high + FEATURE_THRESHOLD) & (rank < p)  # p: not searched
         if rules.min_samples_leaf > 1:
-            n_left = left_of(n_in.cumsum(0))
+            n_left = left_of(n_in)
             n_right = sizes.index_select(0, g) - n_left
             allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
         scores = masked_scores(left, columns(total, g), allowed, rules, criterion)
@@ -668,7 +703,7 @@ def first_last_bins_listed(cell, row, n_rows, n_bins):
 
     ``cell`` and ``row`` list the non-empty cells (:meth:`HistogramSearch.sparse_cells`).
     """
-    b = cell % n_bins
+    b = cell & (n_bins - 1)  # (n_bins: a power of two)
     first = torch.full((n_rows,), n_bins - 1, device=cell.device)
     last = torch.zeros(n_rows, dtype=b.dtype, device=cell.device)
     return first.scatter_reduce_(0, row, b, "amin"), last.scatter_reduce_(0, row, b, "amax")

@@ -389,6 +389,8 @@ class ExactSearch:
     rows at once), so the temporaries are ``O(n + PIECE)``.
     """
 
+    takes_grouped = False  # the level loop hands it each sample's open node (regroup)
+
     def __init__(self, X, stats):
         p, n = X.shape[1], X.shape[0]
         self.start(stats, p, n, X.device)
@@ -595,8 +597,8 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
     tree, levels = torch.arange(len(keys), device=device), []
     several = len(keys) > 1
     samples = torch.arange(len(node_of), device=device)  # the samples in the level's nodes ...
-    node = node_of  # ... and their node
-    group = torch.full_like(node_of, -1)  # each sample's open node (read for the search's samples)
+    node = node_of  # ... and their node (grouped by node, in node order)
+    group = None  # each sample's open node, by sample id (searches that regroup by id)
     written = samples[:0]  # where `group` holds a value
     whole = whole_sums(stats)  # then the children's sums are the split's: no summing again
     children = None
@@ -618,11 +620,21 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
             break
         if len(levels) > 1 or len(open_nodes) < m:  # the roots' samples are already in place
             group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)
-            group.index_fill_(0, written, -1)  # samples of the last level's leaves: -1
-            for a, b in pieces(len(samples)):
-                group.index_copy_(0, samples[a:b], take(group_of_node, node[a:b]))
-            written = samples
-            search.regroup(group, sizes[open_nodes], open_nodes % 2 == 1)
+            if search.takes_grouped:  # it takes the open nodes' samples as listed here
+                active, local = samples, node
+                if len(open_nodes) < m:
+                    keep = torch.nonzero(take(is_open, node)).squeeze(1)
+                    active, local = samples.index_select(0, keep), node.index_select(0, keep)
+                    local = take(group_of_node, local)
+                search.take_grouped(active, local, sizes[open_nodes])
+            else:
+                if group is None:
+                    group = torch.full_like(node_of, -1)
+                group.index_fill_(0, written, -1)  # samples of the last level's leaves: -1
+                for a, b in pieces(len(samples)):
+                    group.index_copy_(0, samples[a:b], take(group_of_node, node[a:b]))
+                written = samples
+                search.regroup(group, sizes[open_nodes], open_nodes % 2 == 1)
         trees = tree[open_nodes] if several else None
         found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
         groups, f, threshold, left = found
@@ -672,27 +684,25 @@ def new_level(total, sizes, weight, impurity, criterion):
 
 
 def next_level_nodes(split_values, samples, node, level):
-    """The samples of the split nodes, and the child each one goes to.
+    """The samples of the split nodes, grouped by the child each one goes to, and that child.
 
-    ``samples`` are the samples in the level's nodes and ``node`` their node;
-    samples in leaves are left out. ``split_values(samples, features)`` gives
-    each sample's value of its node's split feature (the search's ``split_values``).
+    ``samples`` are the samples in the level's nodes, grouped by node in node
+    order, and ``node`` their node; samples in leaves are left out.
+    ``split_values(samples, features)`` gives each sample's value of its
+    node's split feature (the search's ``split_values``). A stable sort of
+    the samples' child ids (small integers: a radix sort) groups them by
+    child and keeps their order inside each child.
     """
-    n_split = int(level["n"][level["child"] >= 0].sum())  # samples of the split nodes
-    kept, child_of = samples.new_empty(n_split), node.new_empty(n_split)
-    at_kept = 0
+    child = torch.empty(len(node), dtype=torch.int32, device=node.device)
     for a, b in pieces(len(node)):  # a piece at a time: bounded memory
-        s, t = samples[a:b], node[a:b]
-        child = take(level["child"], t)
-        split = torch.nonzero(child >= 0).squeeze(1)
-        if len(split) < len(t):  # (at the top of a tree every node splits: nothing to drop)
-            s, t, child = (v.index_select(0, split) for v in (s, t, child))
-        value = split_values(s, take(level["feature"], t))
+        t = node[a:b]
+        c = take(level["child"], t)
+        value = split_values(samples[a:b], take(level["feature"], t).clamp_(min=0))
         goes_right = value.double() > take(level["threshold"], t)
-        kept[at_kept : at_kept + len(s)] = s
-        child_of[at_kept : at_kept + len(s)] = child.add_(goes_right)
-        at_kept += len(s)
-    return kept, child_of
+        child[a:b] = torch.where(c >= 0, c + goes_right, -1)  # -1: a leaf's sample
+    child, order = torch.sort(child, stable=True)
+    dropped = int(torch.searchsorted(child, 0))  # (the leaves' samples come first)
+    return samples.index_select(0, order[dropped:]), child[dropped:].long()
 
 
 def assemble_preorder(levels, device=None):
