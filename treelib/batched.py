@@ -111,11 +111,8 @@ def grow_trees_batched(X, y, weights, criterion, rules, seeds, n_classes=None, b
         search = ExactSearch.for_trees(X, stats, rows, sizes)
     else:
         search = HistogramSearch(None, stats, criterion=criterion, bins=bins.select(rows))
-        search.start_grouped(sizes)
-    trees = torch.arange(len(seeds), device=device)
-    node_of = torch.repeat_interleave(trees, sizes, output_size=len(rows))
     keys = torch.cat([root_key(seed, device) for seed in seeds])
-    levels = grow_levels(stats, criterion, rules, keys, node_of, root_weight, search)
+    levels = grow_levels(stats, criterion, rules, keys, sizes, root_weight, search)
     return assemble_trees(levels, device)
 
 

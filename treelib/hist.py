@@ -235,30 +235,22 @@ class HistogramSearch:
             for k in range(1, self.n_classes):  # (an argmax across the rows is far slower)
                 self.label.masked_fill_(stats[k] > 0, k)
         self.positive = bool((node_weight(stats, criterion) > 0).all())  # (fit drops the rest)
-        self.active = torch.arange(n, device=device)  # samples of open nodes, by node
-        self.group = torch.zeros_like(self.active)  # the open node of each active sample
-        self.sizes, self.at_root = torch.tensor([n], device=device), True
-
-    def start_grouped(self, sizes):
-        """Start from several roots: the samples come root after root, ``sizes`` each.
-
-        A forest grown side by side (:mod:`treelib.batched`) has one root per tree.
-        """
-        roots = torch.arange(len(sizes), device=sizes.device)
-        self.group = torch.repeat_interleave(roots, sizes, output_size=len(self.active))
-        self.sizes, self.at_root = sizes, False
-        return self
+        self.active = self.group = self.sizes = None  # the level loop hands them (take_grouped)
+        self.at_root = False
 
     takes_grouped = True  # the level loop hands it the open nodes' samples (take_grouped)
 
-    def take_grouped(self, active, group, sizes):
+    def take_grouped(self, active, group, sizes, in_order=False):
         """The open nodes' samples, grouped by node (``group``: their node), ``sizes`` each.
 
         The level loop keeps its samples grouped by node, in node order
         (:func:`treelib.levelwise.next_level_nodes`): the open nodes' samples
-        are those samples, less the ones in leaves, with no regrouping.
+        are those samples, less the ones in leaves, with no regrouping. The
+        search keeps no copy. ``in_order``: ``active`` lists every sample in
+        order (the roots), so that one root's samples need no picking.
         """
-        self.at_root, self.active, self.group, self.sizes = False, active, group, sizes
+        self.active, self.group, self.sizes = active, group, sizes
+        self.at_root = in_order and len(sizes) == 1
 
     def split_values(self, samples, features):
         """The value a split compares for each sample: the largest value of its bin.

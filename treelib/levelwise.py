@@ -576,16 +576,15 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
     search = ExactSearch(X, stats) if search is None else search  # (hist: X may be None)
     device = stats.device
     root_weight = node_weight(stats.sum(1), criterion)[None]
-    node_of = torch.zeros(stats.shape[1], dtype=torch.int64, device=device)
-    keys = root_key(seed, device)
-    levels = grow_levels(stats, criterion, rules, keys, node_of, root_weight, search)
+    keys, root_sizes = root_key(seed, device), torch.tensor([stats.shape[1]], device=device)
+    levels = grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search)
     return assemble_preorder(levels, device)
 
 
-def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
+def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
     """The level loop, for one tree or for many grown side by side (a forest).
 
-    ``node_of`` gives each sample its root (roots in order), ``keys`` and
+    The samples come root after root, ``root_sizes`` each; ``keys`` and
     ``root_weight`` are the roots' keys and total weights. With several roots a
     "sample" is one sample of one tree (:mod:`treelib.batched`). Nodes of one
     level are numbered tree after tree, so every tree's nodes stay contiguous.
@@ -596,8 +595,9 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
     impurity_of, device = CRITERIA[criterion], stats.device
     tree, levels = torch.arange(len(keys), device=device), []
     several = len(keys) > 1
-    samples = torch.arange(len(node_of), device=device)  # the samples in the level's nodes ...
-    node = node_of  # ... and their node (grouped by node, in node order)
+    n = int(root_sizes.sum())
+    samples = torch.arange(n, device=device)  # the samples in the level's nodes ...
+    node = torch.repeat_interleave(tree, root_sizes, output_size=n)  # ... and their node, in order
     group = None  # each sample's open node, by sample id (searches that regroup by id)
     written = samples[:0]  # where `group` holds a value
     whole = whole_sums(stats)  # then the children's sums are the split's: no summing again
@@ -618,23 +618,23 @@ def grow_levels(stats, criterion, rules, keys, node_of, root_weight, search):
         open_nodes = torch.nonzero(is_open).squeeze(1)
         if len(open_nodes) == 0:
             break
-        if len(levels) > 1 or len(open_nodes) < m:  # the roots' samples are already in place
+        if search.takes_grouped:  # it takes the open nodes' samples as listed here
+            active, local = samples, node
+            if len(open_nodes) < m:  # (the samples of leaves leave)
+                keep = torch.nonzero(take(is_open, node)).squeeze(1)
+                active, local = samples.index_select(0, keep), node.index_select(0, keep)
+                local = take(torch.cumsum(is_open, 0) - 1, local)  # their open node's number
+            in_order = len(levels) == 1 and len(open_nodes) == m  # (samples: arange)
+            search.take_grouped(active, local, sizes[open_nodes], in_order)
+        elif len(levels) > 1 or len(open_nodes) < m:  # (the roots' samples are in place)
             group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)
-            if search.takes_grouped:  # it takes the open nodes' samples as listed here
-                active, local = samples, node
-                if len(open_nodes) < m:
-                    keep = torch.nonzero(take(is_open, node)).squeeze(1)
-                    active, local = samples.index_select(0, keep), node.index_select(0, keep)
-                    local = take(group_of_node, local)
-                search.take_grouped(active, local, sizes[open_nodes])
-            else:
-                if group is None:
-                    group = torch.full_like(node_of, -1)
-                group.index_fill_(0, written, -1)  # samples of the last level's leaves: -1
-                for a, b in pieces(len(samples)):
-                    group.index_copy_(0, samples[a:b], take(group_of_node, node[a:b]))
-                written = samples
-                search.regroup(group, sizes[open_nodes], open_nodes % 2 == 1)
+            if group is None:
+                group = torch.full_like(samples, -1)
+            group.index_fill_(0, written, -1)  # samples of the last level's leaves: -1
+            for a, b in pieces(len(samples)):
+                group.index_copy_(0, samples[a:b], take(group_of_node, node[a:b]))
+            written = samples
+            search.regroup(group, sizes[open_nodes], open_nodes % 2 == 1)
         trees = tree[open_nodes] if several else None
         found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
         groups, f, threshold, left = found
