@@ -349,6 +349,10 @@ def test_next_level_nodes_groups_the_samples_by_child_by_hand():
     # right
     assert kept.tolist() == [2, 7, 5, 4, 8, 1, 3]
     assert child.tolist() == [0, 1, 1, 2, 2, 3, 3]
+    # for a search that regroups by sample id the order does not matter: kept as it was
+    kept, child = treelib.levelwise.next_level_nodes(split_values, samples, node, level, False)
+    assert kept.tolist() == [7, 2, 5, 4, 1, 8, 3]
+    assert child.tolist() == [1, 0, 1, 2, 3, 2, 3]
 
 
 @pytest.mark.parametrize("max_bins", [5, 16, 255])

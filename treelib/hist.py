@@ -5,7 +5,7 @@ into at most ``max_bins`` quantile bins before growing (a forest bins once for
 all its trees). At every level a ``bincount`` builds, for a batch of nodes at
 once, the statistics of every (class, node, feature, bin) cell; a cumulative
 sum over the bins gives every left child, and only the boundaries after
-non-empty bins are scored. No sorting after the binning. When a feature has at
+non-empty bins are scored. No feature is sorted after the binning. When a feature has at
 most ``max_bins`` distinct values every value is its own bin and the split
 search is exact; thresholds are always reported as real feature values.
 
@@ -555,8 +555,8 @@ class HistogramSearch:
     ):
         """Each node's best split from its non-empty cells: ``(node, feature, threshold, left)``.
 
-        ``cell``, ``values``, ``n_in``: from :meth:`listed_cells` or
-        :meth:`sparse_cells`, ``row`` their ``cell // B`` (``node * slots +
+        ``cell``, ``values``, ``n_in``: from :meth:`listed_cells`,
+        :meth:`sorted_cells` or :meth:`sparse_cells`, ``row`` their ``cell // B`` (``node * slots +
         slot``); ``total``, ``sizes``, ``ranks`` (``(nodes, slots)``; the
         number of features: not searched) and ``features`` (``None``: slot
         ``s`` is feature ``s``) are the nodes' own, numbered from 0. Only

@@ -7,7 +7,9 @@ of the open nodes are kept grouped by node and sorted by value inside each
 node, so one cumulative sum per feature, minus the totals of the nodes before,
 gives the left child of every candidate split of every node. A segmented
 arg-max picks each node's winner, and a stable merge (no sort) regroups the
-samples by child. It grows exactly the tree the recursive builder grows: the
+sorted samples by child (the loop's own list of the level's samples, which the
+histogram search reads, is regrouped by a stable sort of integer child ids:
+:func:`next_level_nodes`). It grows exactly the tree the recursive builder grows: the
 same random choices (:mod:`treelib.node_random`) and the same tie rule
 (:func:`treelib.split.is_tie_or_best`), so scores that its level-wide sums
 round differently from the recursive builder's per-node sums still tie.
@@ -653,7 +655,9 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
             children = torch.stack(split_sums, 2).view(len(total), -1)
         level["feature"][nodes], level["threshold"][nodes] = f[sort], threshold[sort]
         level["child"][nodes] = 2 * torch.arange(len(nodes), device=device)
-        samples, node = next_level_nodes(search.split_values, samples, node, level)
+        samples, node = next_level_nodes(
+            search.split_values, samples, node, level, search.takes_grouped
+        )
         sides = torch.arange(2 * len(nodes), device=device) % 2
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
         tree = tree[nodes].repeat_interleave(2)
@@ -683,15 +687,17 @@ def new_level(total, sizes, weight, impurity, criterion):
     )  # fmt: skip
 
 
-def next_level_nodes(split_values, samples, node, level):
+def next_level_nodes(split_values, samples, node, level, grouped=True):
     """The samples of the split nodes, grouped by the child each one goes to, and that child.
 
     ``samples`` are the samples in the level's nodes, grouped by node in node
     order, and ``node`` their node; samples in leaves are left out.
     ``split_values(samples, features)`` gives each sample's value of its
     node's split feature (the search's ``split_values``). A stable sort of
-    the samples' child ids (small integers: a radix sort) groups them by
-    child and keeps their order inside each child.
+    the samples' child ids (integers: on a CPU, a radix sort for long lists)
+    groups them by child and keeps their order inside each child. With
+    ``grouped`` false (a search that regroups by sample id, which needs no
+    such order) the samples only leave the leaves, in the order they were.
     """
     child = torch.empty(len(node), dtype=torch.int32, device=node.device)
     for a, b in pieces(len(node)):  # a piece at a time: bounded memory
@@ -700,6 +706,9 @@ def next_level_nodes(split_values, samples, node, level):
         value = split_values(samples[a:b], take(level["feature"], t).clamp_(min=0))
         goes_right = value.double() > take(level["threshold"], t)
         child[a:b] = torch.where(c >= 0, c + goes_right, -1)  # -1: a leaf's sample
+    if not grouped:
+        kept = torch.nonzero(child >= 0).squeeze(1)
+        return samples.index_select(0, kept), child.index_select(0, kept).long()
     child, order = torch.sort(child, stable=True)
     dropped = int(torch.searchsorted(child, 0))  # (the leaves' samples come first)
     return samples.index_select(0, order[dropped:]), child[dropped:].long()
