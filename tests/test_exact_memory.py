@@ -86,7 +86,7 @@ def test_regroup_positions_by_hand_in_pieces(piece):
     0 -> 0, 2 -> 1, 1 -> 2, 4 -> 3, 5 -> 4, 7 -> 5, 6 -> 6; the dropped sample 3 -> 7."""
     group = torch.tensor([0, 1, 0, -1, 1, 2, 3, 2])
     right = torch.tensor([False, True, False, True])
-    sizes = treelib.levelwise.group_sizes(group, torch.arange(8), 4)
+    sizes = torch.bincount(group + 1, minlength=5)[1:]  # (the dropped sample: slot 0)
     assert sizes.tolist() == [2, 2, 2, 1]
     code, base = treelib.levelwise.regroup_codes(group, sizes, right)
     positions, before = [], None

@@ -5,9 +5,9 @@ into at most ``max_bins`` quantile bins before growing (a forest bins once for
 all its trees). At every level a ``bincount`` builds, for a batch of nodes at
 once, the statistics of every (class, node, feature, bin) cell; a cumulative
 sum over the bins gives every left child, and only the boundaries after
-non-empty bins are scored. No feature is sorted after the binning. When a feature has at
-most ``max_bins`` distinct values every value is its own bin and the split
-search is exact; thresholds are always reported as real feature values.
+non-empty bins are scored. No feature is sorted after the binning. When a
+feature has at most ``max_bins`` distinct values every value is its own bin and
+the split search is exact; thresholds are always reported as real feature values.
 
 So with ``max_bins`` at least the number of distinct (float32) values of every
 feature, ``hist`` grows exactly the tree of the exact builders (same tie rule,
@@ -235,22 +235,29 @@ class HistogramSearch:
             for k in range(1, self.n_classes):  # (an argmax across the rows is far slower)
                 self.label.masked_fill_(stats[k] > 0, k)
         self.positive = bool((node_weight(stats, criterion) > 0).all())  # (fit drops the rest)
-        self.active = self.group = self.sizes = None  # the level loop hands them (take_grouped)
-        self.at_root = False
+        self.active = self.group = self.sizes = None  # the level loop hands them (regroup_level)
+        self.at_root, self.at_roots = False, True
 
-    takes_grouped = True  # the level loop hands it the open nodes' samples (take_grouped)
+    takes_grouped = True  # it reads the level loop's samples grouped by node
 
-    def take_grouped(self, active, group, sizes, in_order=False):
-        """The open nodes' samples, grouped by node (``group``: their node), ``sizes`` each.
+    def regroup_level(self, samples, node, group_of_node, sizes):
+        """Keep the open nodes' samples for the next search (the level loop's call).
 
-        The level loop keeps its samples grouped by node, in node order
-        (:func:`treelib.levelwise.next_level_nodes`): the open nodes' samples
-        are those samples, less the ones in leaves, with no regrouping. The
-        search keeps no copy. ``in_order``: ``active`` lists every sample in
-        order (the roots), so that one root's samples need no picking.
+        The level loop keeps its ``samples`` grouped by node, in node order
+        (:func:`treelib.levelwise.next_level_nodes`), ``node`` being theirs:
+        the open nodes' samples are those samples, less the ones in leaves
+        (``group_of_node`` numbers the open nodes, ``-1``: a leaf), with no
+        regrouping; ``sizes`` counts them per open node. The search keeps no
+        copy. One root, at the start: every sample, in order (no picking).
         """
+        at_roots, self.at_roots = self.at_roots, False
+        active, group = samples, node
+        if len(sizes) < len(group_of_node):  # (the samples of leaves leave)
+            group = take(group_of_node, node)
+            keep = torch.nonzero(group >= 0).squeeze(1)
+            active, group = samples.index_select(0, keep), group.index_select(0, keep)
         self.active, self.group, self.sizes = active, group, sizes
-        self.at_root = in_order and len(sizes) == 1
+        self.at_root = at_roots and len(group_of_node) == 1
 
     def split_values(self, samples, features):
         """The value a split compares for each sample: the largest value of its bin.
@@ -465,8 +472,7 @@ class HistogramSearch:
         non-empty cells in order, at a cost that follows the pairs, not the cells.
         """
         cell = torch.unique_consecutive(torch.sort(pair_cells).values).to(torch.int64)
-        values = columns(hist.view(hist.shape[0], -1), cell)
-        return cell, values, None if counts is None else counts.view(-1).index_select(0, cell)
+        return self.cells_at(hist, counts, cell)
 
     def listed_cells(self, hist, counts, present):
         """The non-empty cells of dense histograms (:meth:`histograms`), listed.
@@ -475,6 +481,11 @@ class HistogramSearch:
         as :meth:`sparse_cells` does.
         """
         cell = torch.nonzero(present.view(-1)).squeeze(1)  # in (node, slot, bin) order
+        return self.cells_at(hist, counts, cell)
+
+    @staticmethod
+    def cells_at(hist, counts, cell):
+        """``(cell, values, n_in)``: the listed ``cell`` ids with their statistics and counts."""
         values = columns(hist.view(hist.shape[0], -1), cell)
         return cell, values, None if counts is None else counts.view(-1).index_select(0, cell)
 
@@ -556,8 +567,8 @@ class HistogramSearch:
         """Each node's best split from its non-empty cells: ``(node, feature, threshold, left)``.
 
         ``cell``, ``values``, ``n_in``: from :meth:`listed_cells`,
-        :meth:`sorted_cells` or :meth:`sparse_cells`, ``row`` their ``cell // B`` (``node * slots +
-        slot``); ``total``, ``sizes``, ``ranks`` (``(nodes, slots)``; the
+        :meth:`sorted_cells` or :meth:`sparse_cells`, ``row`` their ``cell //
+        B`` (``node * slots + slot``); ``total``, ``sizes``, ``ranks`` (``(nodes, slots)``; the
         number of features: not searched) and ``features`` (``None``: slot
         ``s`` is feature ``s``) are the nodes' own, numbered from 0. Only
         non-empty bins matter: listed in (node, slot, bin) order, the next

@@ -63,18 +63,6 @@ def segment_starts(sizes):
     return torch.cumsum(sizes, 0) - sizes
 
 
-def group_sizes(group, ids, n_groups):
-    """The samples of each group among ``ids`` (``group[ids]``, ``-1``: none), a piece at a time.
-
-    The level loop needs no such count: it has counted its nodes' samples
-    (:func:`grow_levels`), and hands the open nodes' counts to the regrouping.
-    """
-    sizes = torch.zeros(n_groups + 1, dtype=torch.int64, device=group.device)
-    for a, b in pieces(len(ids)):  # (shifted by one: the dropped samples count in slot 0)
-        sizes += torch.bincount(group.index_select(0, ids[a:b]) + 1, minlength=n_groups + 1)
-    return sizes[1:]
-
-
 def group_offsets(sizes, right):
     """Per group: where it starts, minus the samples of its side in earlier groups."""
     side_start = torch.where(right, segment_starts(sizes * right), segment_starts(sizes * ~right))
@@ -449,6 +437,31 @@ class ExactSearch:
                 stats.dtype,
             )
         self.code_of = self.base_of = None
+        self.n_samples = stats.shape[1]
+        self.group, self.written, self.at_roots = None, None, True
+
+    def regroup_level(self, samples, node, group_of_node, sizes):
+        """Keep the open nodes' samples for the next search (the level loop's call).
+
+        ``samples`` are the level's samples and ``node`` their node;
+        ``group_of_node`` numbers the open nodes (``-1``: a leaf), which hold
+        ``sizes`` samples each. The search keeps each sample's open node by
+        sample id (``-1`` for the samples of the last level's leaves) and
+        regroups its rows (:meth:`regroup`). At the roots, all open, the
+        samples are already in place.
+        """
+        at_roots, self.at_roots = self.at_roots, False
+        if at_roots and len(sizes) == len(group_of_node):
+            return
+        if self.group is None:
+            self.group = torch.full((self.n_samples,), -1, device=samples.device)
+        else:
+            self.group.index_fill_(0, self.written, -1)
+        for a, b in pieces(len(samples)):
+            self.group.index_copy_(0, samples[a:b], take(group_of_node, node[a:b]))
+        self.written = samples
+        right = torch.nonzero(group_of_node >= 0).squeeze(1) % 2 == 1  # odd nodes: right children
+        self.regroup(self.group, sizes, right)
 
     def split_values(self, samples, features):
         """Each sample's value of a feature, as a split's threshold is compared with it.
@@ -600,8 +613,6 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
     n = int(root_sizes.sum())
     samples = torch.arange(n, device=device)  # the samples in the level's nodes ...
     node = torch.repeat_interleave(tree, root_sizes, output_size=n)  # ... and their node, in order
-    group = None  # each sample's open node, by sample id (searches that regroup by id)
-    written = samples[:0]  # where `group` holds a value
     whole = whole_sums(stats)  # then the children's sums are the split's: no summing again
     children = None
     while True:
@@ -620,23 +631,8 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         open_nodes = torch.nonzero(is_open).squeeze(1)
         if len(open_nodes) == 0:
             break
-        if search.takes_grouped:  # it takes the open nodes' samples as listed here
-            active, local = samples, node
-            if len(open_nodes) < m:  # (the samples of leaves leave)
-                keep = torch.nonzero(take(is_open, node)).squeeze(1)
-                active, local = samples.index_select(0, keep), node.index_select(0, keep)
-                local = take(torch.cumsum(is_open, 0) - 1, local)  # their open node's number
-            in_order = len(levels) == 1 and len(open_nodes) == m  # (samples: arange)
-            search.take_grouped(active, local, sizes[open_nodes], in_order)
-        elif len(levels) > 1 or len(open_nodes) < m:  # (the roots' samples are in place)
-            group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)
-            if group is None:
-                group = torch.full_like(samples, -1)
-            group.index_fill_(0, written, -1)  # samples of the last level's leaves: -1
-            for a, b in pieces(len(samples)):
-                group.index_copy_(0, samples[a:b], take(group_of_node, node[a:b]))
-            written = samples
-            search.regroup(group, sizes[open_nodes], open_nodes % 2 == 1)
+        group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)  # -1: a leaf
+        search.regroup_level(samples, node, group_of_node, sizes[open_nodes])
         trees = tree[open_nodes] if several else None
         found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
         groups, f, threshold, left = found
