@@ -22,7 +22,7 @@ NBVAL_FLAGS := --nbval --nbval-current-env \
 
 .DEFAULT_GOAL := help
 .PHONY: help setup book lint browser-deps test-unit test-notebooks test-all test test-colab clean distclean \
-        student-notebooks colab-notebooks book-no-solutions pdf
+        student-notebooks colab-notebooks book-no-solutions pdf assignments grade
 
 help:
 	@echo "make book            build the book into _build/html (uses stored notebook outputs)"
@@ -36,6 +36,8 @@ help:
 	@echo "make colab-notebooks  regenerate notebooks/colab/ (the Colab edition, plain Markdown)"
 	@echo "make book-no-solutions  build the book without solutions into _build/html-no-solutions"
 	@echo "make pdf             the whole book as one PDF: _build/pdf/trees-from-scratch.pdf"
+	@echo "make assignments     otter-grader assignments of every chapter: _build/assignments/"
+	@echo "make grade ASSIGNMENT=NN_topic SUBMISSIONS=DIR   grade a class: DIR/grades.csv, DIR/feedback/"
 	@echo "make setup           create .venv and install the pinned toolchain"
 	@echo "make clean           remove build output and caches (keeps .venv)"
 	@echo "make distclean       clean, and remove .venv too"
@@ -89,6 +91,22 @@ student-notebooks: $(STAMP)
 # tests/test_colab_notebooks.py checks they match.
 colab-notebooks: student-notebooks
 	$(PY) scripts/make_colab_notebooks.py
+
+# Graded assignments (book/teaching.md): for each chapter an otter-grader assign source from
+# its exercises and scripts/assignments/NN_topic.yml, then `otter assign`: the student
+# notebook, the teachers' edition and the autograder zip under _build/assignments/NN_topic/.
+# HIDDEN_SEED moves the seeds of the hidden cases (keep your course's value to yourself).
+HIDDEN_SEED ?= 1000
+assignments: $(STAMP)
+	$(PY) scripts/make_assignments.py --seed-offset $(HIDDEN_SEED)
+
+# Grade every notebook under SUBMISSIONS (a file or a folder per student) with otter run:
+# SUBMISSIONS/grades.csv and SUBMISSIONS/feedback/STUDENT.txt.
+grade: $(STAMP)
+	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" || \
+	  { echo "usage: make grade ASSIGNMENT=05_random_forest SUBMISSIONS=path/to/folder"; exit 2; }
+	@test -d _build/assignments/$(ASSIGNMENT)/autograder || $(MAKE) assignments
+	$(PY) scripts/grade.py $(ASSIGNMENT) $(SUBMISSIONS)
 
 # --- checks ------------------------------------------------------------------------
 

@@ -67,6 +67,21 @@ class RemoveGatedSolutions(SphinxTransform):
                 parent.remove(child)
 
 
+class RemoveCheckOutputs(SphinxTransform):
+    """Delete the outputs of the check cells: the success line of a solution not shown."""
+
+    default_priority = 6
+
+    def apply(self):
+        if not self.config.hide_solutions:
+            return
+        for cell in list(self.document.findall(nodes.container)):
+            if "tag_check" in cell.get("classes", []):
+                for child in list(cell.children):
+                    if "cell_output" in child.get("classes", []):
+                        cell.remove(child)
+
+
 def no_sources(app, config):
     """Without solutions, do not publish the sources: they hold the solutions."""
     if config.hide_solutions:
@@ -82,7 +97,7 @@ def student_buttons(buttons):
             if not button["buttons"]:
                 continue
         url = button.get("url", "")
-        if "_sources" in url:
+        if "_sources" in url or url.endswith(".pdf"):  # the sources and the PDF hold solutions
             continue
         # notebooks/NN.ipynb, or its Colab edition notebooks/colab/NN.ipynb (_ext/colab_edition.py)
         chapter = re.search(r"/notebooks/(colab/)?([0-9][0-9]_[\w-]+\.ipynb)$", url)
@@ -113,6 +128,7 @@ def setup(app):
     app.add_directive("solution-start", SolutionStart, override=True)
     app.add_node(hidden_solution_start)
     app.add_transform(RemoveGatedSolutions)
+    app.add_transform(RemoveCheckOutputs)
     app.connect("config-inited", no_sources)
     app.connect("html-page-context", update_buttons, priority=900)  # after the theme's (501)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
@@ -122,11 +138,21 @@ def setup(app):
 
 
 def no_solutions_config():
-    """The book's configuration, with solutions hidden and this extension loaded."""
+    """The book's configuration, with solutions hidden and this extension loaded.
+
+    The configuration is read from a temporary folder, so the book's own local
+    extensions (``_ext``) are given by absolute paths. The edit and repository
+    buttons are off: both lead to the chapters with their solutions.
+    """
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     sphinx = config.setdefault("sphinx", {})
     sphinx.setdefault("config", {})["hide_solutions"] = True
-    sphinx.setdefault("local_extensions", {})[Path(__file__).stem] = str(Path(__file__).parent)
+    local = sphinx.setdefault("local_extensions", {})
+    for name, folder in local.items():
+        local[name] = str((ROOT / folder).resolve())
+    local[Path(__file__).stem] = str(Path(__file__).parent)
+    html = config.setdefault("html", {})
+    html["use_edit_page_button"] = html["use_repository_button"] = False
     return config
 
 

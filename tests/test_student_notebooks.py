@@ -16,9 +16,9 @@ scripts/make_student_notebooks.py. These tests check that
     are stubs, no line of a reference body and no code cell of a gated
     solution is left, and no solution directive remains.
 
-Also: book/teaching.md links every student notebook, scripts/grade_notebook.py
-grades a student notebook with one solution filled in, and the Sphinx extension
-of scripts/book_no_solutions.py removes gated solutions.
+Also: book/teaching.md links every student notebook, and the Sphinx extension of
+scripts/book_no_solutions.py removes gated solutions (tests/test_book_no_solutions.py
+builds the whole book without solutions; tests/test_grading.py grades a class).
 """
 
 import ast
@@ -272,28 +272,6 @@ def test_teaching_page_links_every_student_notebook():
     page = (ROOT / "book" / "teaching.md").read_text()
     linked = set(re.findall(re.escape(prefix) + r"([\w.-]+\.ipynb)", page))
     assert linked == set(NAMES), "book/teaching.md must link exactly the student notebooks"
-
-
-def test_grading_a_student_notebook_with_one_solution(tmp_path):
-    """Chapter 4's student notebook with my_entropy filled in: entropy passes, the rest fails."""
-    grade = load_script("grade_notebook").grade
-    name = "04_entropy_vs_gini.ipynb"
-    if name not in NAMES:
-        pytest.skip(f"no student notebook {name}")
-    reference = {c.id: c.source for c in read(ROOT / "notebooks" / name).cells}
-    nb = read(STUDENT / name)
-    for cell in nb.cells:
-        if "exercise" in tags(cell) and "def my_entropy" in cell.source:
-            cell.source = reference[cell.id]
-    submission = tmp_path / "learner.ipynb"
-    nbformat.write(nb, submission)
-    grades = grade(submission, exercises_only=True)
-    assert {k: passed for k, (passed, _) in grades.items()} == {
-        "entropy": True,
-        "information_gain": False,
-    }
-    assert "all 18 cases passed" in grades["entropy"][1]
-    assert "not implemented" in grades["information_gain"][1]
 
 
 def test_no_solutions_extension_removes_gated_solutions(tmp_path):

@@ -3,7 +3,9 @@
 Introduced in Chapter 1 and used by every chapter's checkers (:mod:`treelib.exercises`).
 """
 
+import contextlib
 import math
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -17,6 +19,31 @@ RTOL, ATOL = 1e-6, 1e-9  # a number is right when it matches to 1e-6 (relative)
 LN2 = math.log(2.0)
 ERROR_HINT = "Call your function on this input yourself to see the full traceback."
 DEFAULT_HINT = "Work this case out by hand and compare with your code, step by step."
+
+# A grader's hidden cases (scripts/hidden_grader.py): the same checks on random cases drawn
+# from other seeds. Read once, when the package is imported: the checkers cache their data.
+CASE_SEED_OFFSET = int(os.environ.get("TREELIB_CASE_SEED_OFFSET", "0"))
+_recorders = []  # lists that record_outcomes() hands out, innermost last
+
+
+def case_seed(seed):
+    """The seed of a checker's random cases: ``seed``, moved by a grader's hidden offset."""
+    return seed + CASE_SEED_OFFSET
+
+
+@contextlib.contextmanager
+def record_outcomes():
+    """Within the block, each checked case appends ``(passed, what happened, hint)`` to a list.
+
+    A grader reads partial credit from it: the checkers themselves print one verdict only.
+    """
+    outcomes = []
+    _recorders.append(outcomes)
+    try:
+        yield outcomes
+    finally:
+        _recorders.remove(outcomes)
+
 
 # --- The framework: run the cases, compare, diagnose, print one verdict ---
 
@@ -89,9 +116,13 @@ def _run_cases(name, fn, cases, compare, diagnose=None):
             except NotImplementedError:
                 print(f"{check}: not implemented yet. Replace `raise NotImplementedError`")
                 print("  with your code, run that cell, then run this check again.")
+                for outcomes in _recorders:
+                    outcomes += [(False, "not implemented yet", ERROR_HINT)] * len(cases)
                 return False
             passed += outcome is None
             failure = failure or outcome
+            for outcomes in _recorders:
+                outcomes.append((True, "", "") if outcome is None else (False, *outcome))
     if failure is None:
         print(f"{check}: all {len(cases)} cases passed. Well done!")
         return True

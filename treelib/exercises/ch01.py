@@ -21,6 +21,7 @@ from ._framework import (
     _first_match,
     _random_counts,
     _run_cases,
+    case_seed,
 )
 
 GINI_HINTS = {
@@ -64,7 +65,7 @@ def check_gini(fn):
     check_gini: all 18 cases passed. Well done!
     True
     """
-    rng = torch.Generator().manual_seed(1)
+    rng = torch.Generator().manual_seed(case_seed(1))
     inputs = [_counts(c) for c in FIXED_COUNTS] + _random_counts(rng, 8)
     cases = [_Case((c,), float(gini(c)) + 0.0) for c in inputs]  # + 0.0: no "-0.0"
     return _run_cases("gini", fn, cases, _compare_float, _gini_hint)
@@ -185,6 +186,6 @@ def check_best_threshold(fn):
     True
     """
     data = [(torch.tensor(x, dtype=torch.float32), torch.tensor(y)) for x, y in FIXED_SPLITS]
-    data += _random_splits(torch.Generator().manual_seed(2), 8)
+    data += _random_splits(torch.Generator().manual_seed(case_seed(2)), 8)
     cases = [_Case((x, y), _reference_threshold(x, y)) for x, y in data]
     return _run_cases("best_threshold", fn, cases, _compare_float, _threshold_hint)

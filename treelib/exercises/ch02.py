@@ -18,13 +18,14 @@ from ._framework import (
     _Case,
     _fmt,
     _run_cases,
+    case_seed,
 )
 
 
 @functools.lru_cache(maxsize=1)
 def _fitted_trees():
     """Two small trees fitted on integer features, so every threshold is an exact half."""
-    rng = torch.Generator().manual_seed(3)
+    rng = torch.Generator().manual_seed(case_seed(3))
     trees = []
     for n_features, n_classes, depth in ((2, 2, 3), (3, 3, 4)):
         X = torch.randint(0, 10, (80, n_features), generator=rng).float()
@@ -107,7 +108,7 @@ def check_predict_one(fn):
     check_predict_one: all 24 cases passed. Well done!
     True
     """
-    rng = torch.Generator().manual_seed(4)
+    rng = torch.Generator().manual_seed(case_seed(4))
     cases = [
         _Case((tree_, x), int(tree_.apply(x[None])[0]))
         for tree_ in _fitted_trees()
@@ -200,7 +201,7 @@ def _dict_predict(node, X):
 @functools.lru_cache(maxsize=1)
 def _growing_data():
     """Seeded tie-free data sets: treelib grows the same tree whatever its feature order."""
-    rng, found = torch.Generator().manual_seed(16), []
+    rng, found = torch.Generator().manual_seed(case_seed(16)), []
     while len(found) < 8:
         n, d, k = 30 + 5 * len(found), 2 + len(found) % 2, 2 + len(found) % 3 // 2
         X = (torch.rand(n, d, generator=rng) * 100).round() / 10  # one decimal: exact halves

@@ -15,6 +15,7 @@ from ._framework import (
     _Case,
     _fmt,
     _run_cases,
+    case_seed,
 )
 
 PERMUTATION = (
@@ -97,7 +98,9 @@ def _compare_distinct_fraction(got, expected):
 
 
 def _bootstrap_cases():
-    sizes = [1, 2, 5, 10, 37, 100] + torch.randint(2, 60, (6,), generator=_generator(8)).tolist()
+    sizes = [1, 2, 5, 10, 37, 100] + torch.randint(
+        2, 60, (6,), generator=_generator(case_seed(8))
+    ).tolist()
     cases = [
         _Case(
             (n, seed),
@@ -197,7 +200,7 @@ def _forest_cases():
     """Data sets (two and three classes) and treelib's mean accuracy and OOB over 3 seeds."""
     cases = []
     for data_seed, k in ((22, 2), (23, 3)):
-        X, y, X_test, y_test = _forest_data(data_seed, k)
+        X, y, X_test, y_test = _forest_data(case_seed(data_seed), k)
         scores = []
         with warnings.catch_warnings():  # a row that no tree left out: nothing to say here
             warnings.simplefilter("ignore")

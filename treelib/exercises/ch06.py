@@ -22,6 +22,7 @@ from ._framework import (
     _first_match,
     _fmt,
     _run_cases,
+    case_seed,
 )
 
 FIXED_ROUNDS = [
@@ -124,7 +125,7 @@ def check_adaboost_round(fn):
     True
     """
     rounds = [(_counts(w), torch.tensor(i, dtype=torch.bool), k) for w, i, k in FIXED_ROUNDS]
-    rounds += _random_rounds(torch.Generator().manual_seed(9), 8)
+    rounds += _random_rounds(torch.Generator().manual_seed(case_seed(9)), 8)
     cases = [_Case(r, _reference_round(*r)) for r in rounds]
     return _run_cases("adaboost_round", fn, cases, _compare_round, _round_hint)
 
@@ -194,7 +195,7 @@ def _boosting_data():
     Tie-free: the stumps fitted with two different seeds give the same alphas, so
     any correct loop, whatever the seeds of its stumps, gets treelib's alphas.
     """
-    rng, found = np.random.RandomState(15), []
+    rng, found = np.random.RandomState(case_seed(15)), []
     while len(found) < 5:
         n, k = 40 + 10 * len(found), 2 + len(found) % 3
         X = rng.normal(size=(n, 3)).round(3)

@@ -6,7 +6,7 @@ Introduced in Chapter 7.
 import torch
 
 from ..levelwise import segment_starts
-from ._framework import _BadOutput, _Case, _fmt, _run_cases
+from ._framework import _BadOutput, _Case, _fmt, _run_cases, case_seed
 
 FIXED_SEGMENTS = [
     ([1, 0, 1, 0, 0, 1, 1, 0, 1], [3, 2, 4]),  # the exercise of Section 7.4
@@ -123,6 +123,6 @@ def check_segmented_cumsum(fn):
         (torch.tensor(v, dtype=torch.float64), torch.tensor(s, dtype=torch.int64))
         for v, s in FIXED_SEGMENTS
     ]
-    data += _random_segments(torch.Generator().manual_seed(14), 10)
+    data += _random_segments(torch.Generator().manual_seed(case_seed(14)), 10)
     cases = [_Case(d, _reference_segmented_cumsum(*d)) for d in data]
     return _run_cases("segmented_cumsum", fn, cases, _compare_sums, _segment_hint)
