@@ -4,6 +4,8 @@ Introduced in Chapter 1 and used by every chapter's checkers (:mod:`treelib.exer
 """
 
 import contextlib
+import functools
+import importlib
 import math
 import os
 import warnings
@@ -45,6 +47,91 @@ def record_outcomes():
         _recorders.remove(outcomes)
 
 
+# --- From scratch: treelib's own implementation of each exercise, refused while it runs ---
+
+# Per exercise, what the learner writes, as treelib implements it ("module:attribute.path").
+# Building blocks that an exercise may use (the entropy in an information gain, the split
+# search in a tree, the trees in a forest) are not listed.
+REFERENCES = {
+    "gini": ["treelib.criteria:gini", "treelib.criteria:gini_of_weighted"],
+    "best_threshold": [
+        "treelib.split:best_split",
+        "treelib.split:best_ordinal_candidate",
+        "treelib.stump:DecisionStump.fit",
+        "treelib.tree:DecisionTreeClassifier.fit",
+    ],
+    "predict_one": [
+        "treelib.tree_structure:Tree.apply",
+        "treelib.tree_structure:Tree.predict",
+        "treelib.tree:DecisionTreeClassifier.apply",
+        "treelib.tree:DecisionTreeClassifier.predict",
+    ],
+    "grow_tree": ["treelib.tree:DecisionTreeClassifier.fit"],
+    "squared_error": ["treelib.criteria:squared_error"],
+    "entropy": ["treelib.criteria:entropy"],
+    "bootstrap_counts": ["treelib.forest:bootstrap_counts"],
+    "random_forest": ["treelib.forest:RandomForestClassifier.fit"],
+    "adaboost_round": ["treelib.boosting:samme_alpha", "treelib.boosting:reweight"],
+    "adaboost": ["treelib.boosting:AdaBoostClassifier.fit"],
+    "segmented_cumsum": ["treelib.levelwise:segment_starts"],
+    "negative_gradient": [
+        "treelib.gradient_boosting:BinomialLoss.negative_gradient",
+        "treelib.gradient_boosting:SquaredError.negative_gradient",
+        "treelib.gradient_boosting:MultinomialLoss.negative_gradient",
+    ],
+    "boosting_round": [
+        "treelib.gradient_boosting:newton_leaf_values",
+        "treelib.gradient_boosting:BinomialLoss.negative_gradient",
+    ],
+}
+USED_REFERENCE = "treelib-reference-called"
+REFERENCE_HINT = (
+    "Your function calls treelib's own implementation; this exercise asks you to write it "
+    "yourself (see the exercise's text for what you may use)."
+)
+
+
+def _refuse(*args, **kwargs):
+    raise RuntimeError("treelib-reference-called: write this exercise without treelib's own code")
+
+
+def _references(name):
+    """The plain Python functions behind ``REFERENCES[name]``."""
+    found = []
+    for spec in REFERENCES.get(name, []):
+        module, _, path = spec.partition(":")
+        obj = importlib.import_module(module)
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        found.append(getattr(obj, "__func__", obj))
+    return found
+
+
+def from_scratch(name, fn):
+    """``fn``, with treelib's own implementation of exercise ``name`` refused while it runs.
+
+    The code of each reference function is swapped for one that raises, so that the
+    function fails under any name the learner reached it by (``treelib.gini``, an
+    ``import ... as``), and is put back when ``fn`` returns.
+    """
+    references = _references(name)
+    if not references:
+        return fn
+
+    @functools.wraps(fn)
+    def guarded(*args, **kwargs):
+        saved = [f.__code__ for f in references]
+        try:
+            for f in references:
+                f.__code__ = _refuse.__code__
+            return fn(*args, **kwargs)
+        finally:
+            for f, code in zip(references, saved):
+                f.__code__ = code
+
+    return guarded
+
+
 # --- The framework: run the cases, compare, diagnose, print one verdict ---
 
 
@@ -84,6 +171,7 @@ def _attempt(name, fn, case, compare, diagnose):
         if isinstance(error, IndexError):
             hint = "An IndexError often means a loop or slice goes one step too far. " + hint
         hint = next((h for text, h in case.error_hints if text in str(error)), hint)
+        hint = REFERENCE_HINT if USED_REFERENCE in str(error) else hint
         return f"{show} raised {type(error).__name__}: {error}", hint
     returned = f"{show} returned {_fmt(got)}, expected {_fmt(case.expected)}"
     try:
@@ -107,7 +195,7 @@ def _run_cases(name, fn, cases, compare, diagnose=None):
         print(f"{check}: expected a function, got {_fmt(fn)}. Pass the function itself:")
         print(f"  {check}({name}), not {check}({name}(...)).")
         return False
-    passed, failure = 0, None
+    passed, failure, fn = 0, None, from_scratch(name, fn)
     with warnings.catch_warnings():  # the learner's warnings would land on stderr
         warnings.simplefilter("ignore")
         for case in cases:
