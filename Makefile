@@ -21,7 +21,7 @@ NBVAL_FLAGS := --nbval --nbval-current-env \
                -p no:cacheprovider
 
 .DEFAULT_GOAL := help
-.PHONY: help setup book lint browser-deps test-unit test-notebooks test-all test test-colab clean distclean \
+.PHONY: help setup book lint browser-deps axe-core test-unit test-notebooks test-all test test-colab clean distclean \
         student-notebooks colab-notebooks book-no-solutions pdf assignments grade
 
 help:
@@ -39,6 +39,7 @@ help:
 	@echo "make assignments     otter-grader assignments of every chapter: _build/assignments/"
 	@echo "make grade ASSIGNMENT=NN_topic SUBMISSIONS=DIR   grade a class: DIR/grades.csv, DIR/feedback/"
 	@echo "make setup           create .venv and install the pinned toolchain"
+	@echo "make axe-core        install the pinned axe-core (npm) for the accessibility tests"
 	@echo "make clean           remove build output and caches (keeps .venv)"
 	@echo "make distclean       clean, and remove .venv too"
 
@@ -117,7 +118,7 @@ lint: $(STAMP)
 # Two workers, one test file each at a time (--dist loadfile keeps a file's module
 # fixtures, such as the browser and its server, in one worker): the browser tests,
 # about half of the time, run beside the others.
-test-unit: $(STAMP)
+test-unit: $(STAMP) $(AXE)
 	MPLBACKEND=Agg $(PY) -m pytest tests -q -n 2 --dist loadfile
 
 # Two workers, one notebook each at a time (--dist loadfile: a notebook's cells run in
@@ -137,16 +138,34 @@ browser-deps:
 	      "sudo apt-get install chromium poppler-utils"; exit 1; \
 	  fi; }
 
+# axe-core for the accessibility tests (tests/browser_common.py injects it into each
+# page): the release pinned in tests/axe/package.json, from the npm registry, checked
+# against the hash in tests/axe/package-lock.json (npm ci). npm is Debian's package,
+# installed here when missing and we are root with apt, as the browser is. npm dates
+# the files it unpacks 1985: touch, so that make sees the install as newer than the pins.
+AXE := tests/axe/node_modules/axe-core/axe.min.js
+$(AXE): tests/axe/package.json tests/axe/package-lock.json
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
+	  else \
+	    echo "The accessibility tests need npm to install axe-core: sudo apt-get install npm"; exit 1; \
+	  fi; }
+	npm ci --prefix tests/axe --ignore-scripts --no-audit --no-fund
+	touch $@
+
+axe-core: $(AXE)
+
 # The unit, browser and notebook tests in one pytest run: two workers, one test file
 # or notebook each at a time, the longest first (tests/conftest.py orders them), so
 # that neither worker waits for the other's last file.
-test-all: $(STAMP)
+test-all: $(STAMP) $(AXE)
 	$(PY) -m pytest tests $(NBVAL_FLAGS) notebooks/[0-9]*.ipynb -q -n 2 --dist loadfile \
 	  --no-loadscope-reorder
 
 # The book is built before the tests (the browser tests open it) so that the run
 # ends with pytest's summary line.
-test: setup lint book browser-deps test-all
+test: setup lint book browser-deps axe-core test-all
 
 # Every chapter executed from a fresh virtualenv holding only what Colab brings, at
 # Colab's versions (tests/colab_versions.txt, not requirements.txt), plus our wheel

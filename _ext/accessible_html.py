@@ -1,4 +1,4 @@
-"""Sphinx extension: two accessibility fixes to the HTML of every page.
+"""Sphinx extension: three accessibility fixes to the HTML of every page.
 
 1. The bibliography. docutils writes each citation as ``<div role="doc-biblioentry">``
    inside ``<div role="list">``; ARIA 1.3 deprecates ``doc-biblioentry`` and axe-core
@@ -8,6 +8,14 @@
    benchmarks) are wrapped in ``div.table-scroll``, which _static/readable.css lets
    scroll sideways instead of cutting columns off; ``tabindex="0"`` and a label let
    keyboard users scroll it too (axe-core's scrollable-region-focusable rule).
+3. Folded notebook cells. myst-nb writes each toggle as
+   ``<summary aria-label="Toggle hidden content">`` around the text it shows, "Show
+   code cell source" (or "Hide code cell source" once open): a speech-input user who
+   says what they see cannot press it (WCAG 2.5.3 Label in Name, level A; axe-core
+   4.14's label-content-name-mismatch). Without the label the summary is named by
+   its visible text, which follows the open state. The theme's search and
+   colour-mode buttons, rendered by the theme's templates, are fixed in the browser
+   by _static/label-in-name.js.
 
 Registered in _config.yml under ``sphinx: local_extensions``; tests/test_accessibility.py
 checks the result with axe-core.
@@ -16,6 +24,7 @@ checks the result with axe-core.
 import re
 
 BIBLIOENTRY = 'role="doc-biblioentry"'
+FOLD_SUMMARY = '<summary aria-label="Toggle hidden content">'
 NOTEBOOK_TABLE = re.compile(
     r'<table (?:id="T_|border="1" class="dataframe")[^>]*>.*?</table>', re.S
 )
@@ -33,8 +42,9 @@ def wrap_table(match):
 
 
 def accessible_body(body):
-    """The page body with the bibliography roles fixed and notebook tables wrapped."""
-    body = body.replace(BIBLIOENTRY, 'role="listitem"')
+    """The page body with the bibliography roles fixed, notebook tables wrapped and
+    folded cells' toggles named by their text."""
+    body = body.replace(BIBLIOENTRY, 'role="listitem"').replace(FOLD_SUMMARY, "<summary>")
     return NOTEBOOK_TABLE.sub(wrap_table, body)
 
 

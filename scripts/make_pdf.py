@@ -15,7 +15,9 @@ no browser is ever downloaded) with ``page.pdf``:
 - with a print stylesheet that hides the theme's header, sidebars, navigation
   and footer, wraps long code lines instead of cutting them, and keeps figures
   whole on a page;
-- with every solution and dropdown opened (a printed page cannot be clicked);
+- with every solution and dropdown opened (a printed page cannot be clicked),
+  folded code cells printed open, whole and without their "Show code cell source"
+  line, and no animation caught half-way;
 - with the book's internal links pointing at the published book
   (``html.baseurl`` in ``_config.yml``), so that they still work from the PDF.
 
@@ -94,6 +96,12 @@ PRINT_CSS = """
   .admonition.toggle-hidden .admonition-title ~ * {
     height: auto !important; opacity: 1 !important; visibility: visible !important;
   }
+  /* Folded cells (hide-input, hide-output, hide-cell), opened by PREPARE_JS: their
+     summary ("Hide code cell source") cannot be clicked on paper, and the fade-in
+     that myst-nb plays as one opens was printed half-way (code in faint grey). */
+  div.cell details.hide > summary { display: none !important; }
+  div.cell details.hide > summary ~ * { opacity: 1 !important; }
+  *, *::before, *::after { animation: none !important; transition: none !important; }
   a { color: inherit; }
   /* Chromium prints shadows as large bitmaps: none. */
   * { box-shadow: none !important; text-shadow: none !important; }

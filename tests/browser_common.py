@@ -5,14 +5,17 @@ and tests/test_accessibility.py (axe-core in both themes, alt texts). Two files,
 that ``pytest -n 2 --dist loadfile`` runs them on both workers side by side; each
 file starts its own server and browser (module fixtures, about a second).
 
-Needs ``make book`` first (``make test`` builds the book before the tests) and
-``/usr/bin/chromium`` (``.ci/run`` and ``make browser-deps`` install it).
+Needs ``make book`` first (``make test`` builds the book before the tests),
+``/usr/bin/chromium`` (``.ci/run`` and ``make browser-deps`` install it) and, for
+axe-core, ``tests/axe/node_modules`` (``make axe-core``: npm installs the release
+pinned in tests/axe/package.json and package-lock.json).
 ``BOOK_HTML=/path/to/html`` tests a book built elsewhere
 (``jupyter-book build . --path-output DIR`` puts it in ``DIR/_build/html``).
 """
 
 import functools
 import http.server
+import json
 import os
 import threading
 import time
@@ -146,11 +149,27 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FAILING_IMPACTS = ("serious", "critical")
 
 
+# axe-core from the npm registry, at the version pinned in tests/axe/package.json (its
+# hash in package-lock.json), installed by `make axe-core`; injected into each page
+# from this file, never from a CDN.
+AXE_PACKAGE = ROOT / "tests" / "axe"
+AXE_JS = AXE_PACKAGE / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_version():
+    """The axe-core release that tests/axe/package.json pins."""
+    return json.loads((AXE_PACKAGE / "package.json").read_text())["dependencies"]["axe-core"]
+
+
 @functools.cache
 def axe_script():
-    from axe_playwright_python.base import AXE_FILE_PATH
-
-    return AXE_FILE_PATH.read_text()
+    if not AXE_JS.exists():
+        pytest.fail(f"{AXE_JS} is missing: run `make axe-core` (npm ci)", pytrace=False)
+    script = AXE_JS.read_text()
+    header = f"/*! axe v{axe_version()}\n"
+    if not script.startswith(header):
+        pytest.fail(f"{AXE_JS} is not axe-core {axe_version()}: run `make axe-core`", pytrace=False)
+    return script
 
 
 def describe(violation, nodes):

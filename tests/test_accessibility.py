@@ -1,7 +1,8 @@
 """Accessibility of the built book (issue 18; ACCESSIBILITY.md), in headless Chromium.
 
-axe-core, bundled by the PyPI package axe-playwright-python (never fetched from a
-CDN), runs the WCAG 2.1 A and AA rules on every page, loaded once in the dark theme:
+axe-core (the npm release pinned in tests/axe/package.json, installed by ``make
+axe-core``; injected from that file, never fetched from a CDN) runs the WCAG 2.1 A
+and AA rules on every page, loaded once in the dark theme:
 the rules that do not depend on colours once, then the colour rules (contrast) in
 the light and in the dark theme, switched with the theme's own button. Inside code
 blocks and text outputs the colour rules check one element of each look (colour,
@@ -9,6 +10,9 @@ font, background), not every token (``MARK_CODE_SAMPLES``, ``PRUNE_CODE``). A se
 critical violation inside the book's own content (the page's ``article``) fails;
 those in the theme's chrome (navigation, header, footer) are listed as warnings in
 the test output. Every image in the content needs alt text that is not a file name.
+Controls are named by the text they show (WCAG 2.5.3 Label in Name, which axe-core
+checks since 4.14): ``test_controls_are_named_by_what_they_show`` fails on it in the
+theme's chrome too.
 Internal links and anchors: tests/test_browser.py. The server, the browser and the
 page loading are tests/browser_common.py's.
 """
@@ -21,6 +25,7 @@ from browser_common import (
     AXE_TAGS,
     FAILING_IMPACTS,
     axe_script,
+    axe_version,
     book_pages,
     describe,
     open_page,
@@ -178,3 +183,46 @@ def test_page_is_accessible(browser, server, page_path):
             warnings.warn(message, stacklevel=1)
         problems += [f"{theme} theme, axe-core: {v}" for v in content]
     assert problems == [], f"{page_path}:\n" + "\n".join(problems)
+
+
+# A chapter with folded cells (hide-input and hide-output) and the theme's buttons.
+LABEL_IN_NAME_PAGE = "notebooks/01_decision_stump.html"
+
+
+def test_controls_are_named_by_what_they_show(browser, server):
+    """Label in Name (WCAG 2.5.3, level A): no control's accessible name leaves out the
+    text it shows, in the content or the theme's chrome: the folded cells' toggles
+    (myst-nb labelled them "Toggle hidden content"), the search button ("Search
+    Ctrl+K", labelled "Search") and the colour-mode button (its mode's icon, titled
+    "Dark", labelled "Color mode"), whose name follows the mode it switches to."""
+    context, page, response, _ = open_page(browser, server, LABEL_IN_NAME_PAGE, theme="dark")
+    try:
+        assert response.status == 200
+        page.evaluate(axe_script())
+        assert page.evaluate("() => axe.version") == axe_version()
+        rule = "label-content-name-mismatch"
+        assert rule in page.evaluate("(tags) => axe.getRules(tags).map(r => r.ruleId)", AXE_TAGS)
+        only = {"runOnly": {"type": "rule", "values": [rule]}}
+        found = page.evaluate(RUN_AXE, [WHOLE_PAGE, only, CONTENT])
+        assert found == [], [describe(v, v["nodes"]) for v in found]
+        session = context.new_cdp_session(page)
+        names = [
+            (node["role"]["value"], node.get("name", {}).get("value", ""))
+            for node in session.send("Accessibility.getFullAXTree")["nodes"]
+            if node.get("role", {}).get("value") in ("button", "DisclosureTriangle")
+        ]
+        assert ("button", "Color mode: Dark") in names
+        assert any(role == "button" and name.startswith("Search Ctrl") for role, name in names)
+        toggles = [name for role, name in names if role == "DisclosureTriangle"]
+        assert "Show code cell source" in toggles and "Toggle hidden content" not in toggles
+        summary = page.locator("details.hide.above-input > summary").first
+        summary.click()
+        assert summary.aria_snapshot() == "- paragraph: Hide code cell source"
+        button = page.locator("button.theme-switch-button").first
+        for _ in range(3):  # the button cycles through the modes: its name follows
+            button.click()
+            mode = page.evaluate("() => document.documentElement.dataset.mode")
+            title = {"light": "Light", "dark": "Dark", "auto": "System Settings"}[mode]
+            assert button.get_attribute("aria-label") == f"Color mode: {title}"
+    finally:
+        context.close()
