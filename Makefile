@@ -86,9 +86,10 @@ book-no-solutions: $(STAMP)
 student-notebooks: $(STAMP)
 	$(PY) scripts/make_student_notebooks.py
 
-# notebooks/colab/ and notebooks/colab/student/: the chapters and student notebooks with
-# their MyST markup written out as plain Markdown (glued numbers, exercise headings,
-# solutions in <details>), which is what the Colab buttons open.
+# notebooks/colab/: the chapters with their MyST markup written out as plain Markdown
+# (glued numbers, exercise headings, solutions in <details> or gathered at the end,
+# folded code as Colab forms), which is what the Colab buttons open. The student
+# notebooks are written in the same plain Markdown by make student-notebooks.
 # tests/test_colab_notebooks.py checks they match.
 colab-notebooks: student-notebooks
 	$(PY) scripts/make_colab_notebooks.py

@@ -15,8 +15,7 @@ and passed with ``jupyter-book build --config``:
   the matching ``{solution-end}``. It also keeps the chapters' sources, which
   hold the solutions, out of the build (no ``_sources``, no download buttons
   for them), and points each chapter's Colab button to its student notebook
-  (notebooks/colab/student/ when the Colab edition exists, see
-  scripts/make_colab_notebooks.py; else notebooks/student/).
+  (notebooks/student/).
 
     python scripts/book_no_solutions.py [OUTPUT_DIR]
 """
@@ -102,7 +101,7 @@ def student_buttons(buttons):
         # notebooks/NN.ipynb, or its Colab edition notebooks/colab/NN.ipynb (_ext/colab_edition.py)
         chapter = re.search(r"/notebooks/(colab/)?([0-9][0-9]_[\w-]+\.ipynb)$", url)
         if "colab.research.google.com" in url and chapter and (STUDENT / chapter[2]).exists():
-            button["url"] = url.replace(f"/{chapter[2]}", f"/student/{chapter[2]}")
+            button["url"] = url.replace(chapter[0], f"/notebooks/student/{chapter[2]}")
         kept.append(button)
     return kept
 

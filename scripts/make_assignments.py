@@ -46,6 +46,7 @@ from make_colab_notebooks import (  # noqa: E402
     directive_name,
     directive_parts,
     glue_values,
+    with_install,
 )
 from make_student_notebooks import chapters, stub  # noqa: E402
 
@@ -337,7 +338,7 @@ def assign_source(path, offset, time_limit=None):
     }
     cells = [raw("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False))]
     cells.append(md(f"# Exercises: {title}\n\n" + INSTRUCTIONS))
-    cells += [code(source) for source in setup]
+    cells += [code(with_install(source)) for source in setup]
     for ex in found:
         cells += question_cells(ex, graded[ex.label], offset, time_limit)
     nb = nbformat.v4.new_notebook(cells=cells)

@@ -1,7 +1,9 @@
 """Generate the Colab edition: every chapter and student notebook in plain Markdown.
 
     notebooks/NN_topic.ipynb          ->  notebooks/colab/NN_topic.ipynb
-    notebooks/student/NN_topic.ipynb  ->  notebooks/colab/student/NN_topic.ipynb
+
+(The student notebooks, notebooks/student/, are written in the same plain Markdown by
+scripts/make_student_notebooks.py, which calls ``colab_notebook`` below.)
 
 Colab renders CommonMark, not MyST. Each markdown cell is parsed with
 markdown-it-py and the MyST plugins of mdit-py-plugins (the parser myst-parser
@@ -17,16 +19,18 @@ uses), and every MyST construct the parser finds is written out:
 - ``{exercise}`` becomes a heading "Exercise N.M"; a ``{solution}`` goes into an
   HTML ``<details>`` block (collapsed in Colab); a gated solution
   (``{solution-start}`` ... ``{solution-end}``, whose code cells a ``<details>``
-  block cannot wrap) gets a line "**Solution to Exercise N.M**" before its text
-  and code cells;
+  block cannot wrap) moves to a "Solutions" section at the end of the notebook,
+  leaving a pointer and, for a coding exercise, the student's stub in its place;
 - admonitions become blockquotes with a bold title; ``(label)=`` targets, ``%``
   comments and ``+++`` breaks are removed. Any other directive or role is an error;
 - a figure's caption (``mystnb.figure.caption`` in its cell's metadata, which the
   book shows as a ``<figcaption>``) becomes a line "*Figure N.M: ...*" under it,
   and ``{numref}`` to the figure says "Figure N.M", numbered as the book numbers it.
 
-Code cells, outputs and metadata are kept as they are. The published book's
-address is ``html.baseurl`` in _config.yml, the repository's ``repository.url``.
+Code cells, outputs and metadata are kept as they are, except that a cell whose code
+the book folds (``hide-input``) becomes a Colab form cell (``#@title``, code hidden).
+The published book's address is ``html.baseurl`` in _config.yml, the repository's
+``repository.url``.
 The output depends only on the notebooks, _toc.yml, _config.yml and
 book/references.bib. Run ``make colab-notebooks`` after ``make student-notebooks``;
 ``--check`` exits with status 1 if the committed Colab edition is stale.
@@ -35,6 +39,7 @@ book/references.bib. Run ``make colab-notebooks`` after ``make student-notebooks
 """
 
 import argparse
+import copy
 import dataclasses
 import posixpath
 import re
@@ -87,11 +92,26 @@ def book_url(docpath, anchor=""):
     return f"{base}/{docpath}.html" + (f"#{anchor}" if anchor else "")
 
 
+def install_ref():
+    """The version that the editions install and link (``repository.install_ref``)."""
+    repo = config()["repository"]
+    return str(repo.get("install_ref", repo.get("branch", "main")))
+
+
 def colab_link(path):
     """The Colab URL of a notebook of the repository (``notebooks/colab/01_x.ipynb``)."""
-    repo = config()["repository"]
-    slug = repo["url"].rstrip("/").removeprefix("https://github.com/")
-    return f"{COLAB_URL}/{slug}/blob/{repo.get('branch', 'main')}/{path}"
+    slug = config()["repository"]["url"].rstrip("/").removeprefix("https://github.com/")
+    return f"{COLAB_URL}/{slug}/blob/{install_ref()}/{path}"
+
+
+# A pip requirement on this package from GitHub, as the chapters' setup cells write it.
+INSTALL = re.compile(r"git\+https://github\.com/[\w.-]+/[\w-]+(?:\.git)?(?:@[\w./-]+)?")
+
+
+def with_install(source):
+    """A code cell's source installing the repository and version of _config.yml."""
+    url = config()["repository"]["url"].rstrip("/")
+    return INSTALL.sub(f"git+{url}@{install_ref()}", source)
 
 
 def glue_values(nb):
@@ -316,10 +336,8 @@ def book_link(href, chapter):
 
 
 def colab_edition_link(href):
-    """A Colab link to a book notebook, pointed at its Colab edition."""
-    match = re.fullmatch(
-        re.escape(colab_link("notebooks/")) + r"((?:student/)?[\w-]+\.ipynb)", href
-    )
+    """A Colab link to a chapter, pointed at its Colab edition (student notebooks are one)."""
+    match = re.fullmatch(re.escape(colab_link("notebooks/")) + r"([\w-]+\.ipynb)", href)
     return colab_link(f"notebooks/colab/{match[1]}") if match else href
 
 
@@ -389,10 +407,105 @@ def chapter_number(path):
     return int(path.name[:2])
 
 
-def colab_notebook(path, student=False):
+def split_at_gates(nb):
+    """The notebook with every ``{solution-start}`` and ``{solution-end}`` in a cell of its own."""
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown" or "{solution-" not in cell.source:
+            cells.append(cell)
+            continue
+        lines, pieces, cursor = cell.source.splitlines(), [], 0
+        for token in MYST.parse(cell.source):
+            if token.level == 0 and token.map and directive_name(token) in GATES:
+                start, end = token.map
+                pieces += ["\n".join(lines[cursor:start]), "\n".join(lines[start:end])]
+                cursor = end
+        pieces.append("\n".join(lines[cursor:]))
+        for i, piece in enumerate(p for p in pieces if p.strip()):
+            part = nbformat.v4.new_markdown_cell(piece.strip("\n"))
+            part.id = cell.id if i == 0 else f"{cell.id}-{i}"
+            cells.append(part)
+    nb.cells = cells
+    return nb
+
+
+GATES = ("solution-start", "solution-end")
+
+
+def as_form(cell):
+    """A cell whose code the book folds (``hide-input``: figures, plumbing) as a Colab form.
+
+    Colab shows a form cell's title and hides its code until double-clicked.
+    """
+    if "hide-input" not in cell.metadata.get("tags", []) or cell.source.startswith("#@title"):
+        return cell
+    figure = any(
+        "image/png" in out.get("data", {}) or "text/html" in out.get("data", {})
+        for out in cell.get("outputs", [])
+    )
+    title = "Figure code" if figure else "Code folded in the book"
+    cell.source = f"#@title {title} (double-click to show)\n" + cell.source
+    cell.metadata["cellView"] = "form"
+    return cell
+
+
+def fold_solutions(cells, chapter):
+    """The chapter with its gated solutions moved to a "Solutions" section at the end.
+
+    In place of each, a line pointing there and, for a coding exercise, the
+    student's stub, so that the check cell below says "not implemented yet" until
+    the reader writes the function; at the end, the solution and its check cell
+    again (cell ids ending in ``-folded``).
+    """
+    from make_student_notebooks import stub
+
+    kept, folded, gate, just_closed = [], [], None, False
+    for cell in cells:
+        source = cell.source.strip()
+        if just_closed and "check" in cell.metadata.get("tags", []):
+            check = copy.deepcopy(cell)  # the check again, after the solution
+            check.id = f"{cell.id}-folded"
+            folded.append(check)
+            cell.outputs, cell.execution_count = [], None  # in place it says "not implemented"
+        just_closed = False
+        if cell.cell_type == "markdown" and source.startswith("**Solution to Exercise"):
+            gate = [nbformat.v4.new_markdown_cell("### " + source.strip("*"))]
+            gate[0].id = f"{cell.id}-folded"
+            note = f"*{source.strip('*')}: in the section Solutions, at the end of the notebook.*"
+            cell.source = note
+            kept.append(cell)
+            continue
+        if gate is not None and cell.cell_type == "markdown" and not source:
+            folded += gate  # the solution-end marker, converted to nothing
+            gate, just_closed = None, True
+            continue
+        if gate is None:
+            kept.append(cell)
+            continue
+        if "exercise" in cell.metadata.get("tags", []):  # the solution at the end, a stub here
+            moved = copy.deepcopy(cell)
+            moved.id = f"{cell.id}-folded"
+            gate.append(moved)
+            cell.source, cell.outputs, cell.execution_count = stub(cell.source), [], None
+            kept.append(cell)
+        else:
+            gate.append(cell)
+    if gate is not None:
+        raise ValueError(f"{chapter.docpath}: a solution-start has no solution-end")
+    if not folded:
+        return kept
+    heading = nbformat.v4.new_markdown_cell(
+        "## Solutions\n\nThe solutions of the exercises whose answers are code, each "
+        "followed by its check cell."
+    )
+    heading.id = "solutions"
+    return kept + [heading] + folded
+
+
+def colab_notebook(path, student=False, nb=None):
     """The Colab edition of a chapter (or of its student version), as a notebook node."""
     full = CHAPTERS / path.name
-    nb = nbformat.read(path, as_version=4)
+    nb = split_at_gates(nb if nb is not None else nbformat.read(path, as_version=4))
     chapter = Chapter(
         f"notebooks/{path.stem}", chapter_number(path), glue_values(nbformat.read(full, 4)), student
     )
@@ -400,6 +513,9 @@ def colab_notebook(path, student=False):
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = convert_text(cell.source, chapter)
+        elif cell.cell_type == "code":
+            cell = as_form(cell)
+            cell.source = with_install(cell.source)
         cells.append(cell)
         caption = figure_of(cell).get("caption") if cell.cell_type == "code" else None
         if caption:  # the book's <figcaption>, as a line under the figure
@@ -410,11 +526,12 @@ def colab_notebook(path, student=False):
             )
             caption_cell.id = f"{figure_of(cell)['name']}-caption"
             cells.append(caption_cell)
-    nb.cells = cells
     if chapter.in_solution:
         raise ValueError(f"{path.name}: a solution-start has no solution-end")
+    if not student:
+        cells = fold_solutions(cells, chapter)
     header = [] if student else [header_cell(path)]  # a student notebook has its own
-    nb.cells = header + [c for c in nb.cells if c.source.strip()]
+    nb.cells = header + [c for c in cells if c.source.strip()]
     for key in ("mystnb", "myst", "jupytext"):
         nb.metadata.pop(key, None)
     return nb
@@ -427,7 +544,9 @@ def header_cell(path):
     text = (
         f"*Colab edition of a chapter of [{title}]({book_url('book/index')}), generated "
         f"from the book's notebook. The [book page]({book_url(docpath)}) has the same text, "
-        "numbers and figures.*"
+        "numbers and figures. The solutions of the coding exercises are gathered at the "
+        f"end; the [student edition]({colab_link(f'notebooks/student/{path.name}')}) has "
+        "none.*"
     )
     cell = nbformat.v4.new_markdown_cell(text)
     cell.id = "colab-edition"
@@ -451,12 +570,7 @@ def chapters():
 
 def wanted():
     """``{relative path: text}`` of every Colab-edition notebook."""
-    files = {}
-    for path in chapters():
-        files[path.name] = render(colab_notebook(path))
-        if (STUDENT / path.name).exists():
-            files[f"student/{path.name}"] = render(colab_notebook(STUDENT / path.name, True))
-    return files
+    return {path.name: render(colab_notebook(path)) for path in chapters()}
 
 
 def main(argv=None):

@@ -13,8 +13,10 @@ for every chapter listed in _toc.yml. The student version
   implemented yet");
 - drops ``{solution}`` directive blocks (``:::`` or backtick fences) from markdown;
 - clears all outputs, execution counts and execution timings;
-- starts with a markdown cell saying that this is the student version, with
-  links to the full chapter.
+- starts with a markdown cell saying that this is the student version (it links
+  no edition with solutions);
+- writes the MyST markup out as plain Markdown, as the Colab edition does
+  (scripts/make_colab_notebooks.py), so it reads the same in Colab and Jupyter.
 
 The output depends only on the chapters, _toc.yml and ``repository`` in _config.yml, so
 it is deterministic. Run ``make student-notebooks`` after changing a chapter;
@@ -111,12 +113,7 @@ def stub(source):
 
 
 def header_cell(chapter_path, title, n_stubs):
-    """The first cell of a student notebook: what it is, and where the full chapter is."""
-    url, branch = repository()
-    path = f"notebooks/{chapter_path.name}"
-    github = f"{url}/blob/{branch}/{path}"
-    colab = f"https://colab.research.google.com/github/{url.removeprefix('https://github.com/')}"
-    colab += f"/blob/{branch}/{path}"
+    """The first cell of a student notebook: what it is (and no link to the solutions)."""
     text = f"**Student version.** This notebook is *{title}* without the solutions.\n"
     if n_stubs:
         text += (
@@ -127,12 +124,7 @@ def header_cell(chapter_path, title, n_stubs):
             "top first (in Colab: *Runtime → Run all*); until you fill in a function, its\n"
             'check cell prints "not implemented yet".\n'
         )
-    text += (
-        "\n"
-        f"The full chapter, with solutions and outputs: [{path}]({github})\n"
-        f"([open in Colab]({colab}))."
-    )
-    cell = nbformat.v4.new_markdown_cell(text)
+    cell = nbformat.v4.new_markdown_cell(text.rstrip("\n"))
     cell.id = "student-version"
     return cell
 
@@ -163,6 +155,21 @@ def student_notebook(chapter_path):
     title = headings[0].lstrip("# ").strip() if headings else chapter_path.stem
     nb.cells = [header_cell(chapter_path, title, n_stubs)] + cells
     return nb
+
+
+def student_edition(chapter_path):
+    """The student notebook as learners get it: no solution and no MyST markup.
+
+    The markup is written out as plain Markdown by the Colab edition's converter
+    (scripts/make_colab_notebooks.py), so that the notebook reads the same in
+    Colab, Jupyter and on GitHub.
+    """
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        from make_colab_notebooks import colab_notebook
+    finally:
+        sys.path.pop(0)
+    return colab_notebook(chapter_path, student=True, nb=student_notebook(chapter_path))
 
 
 def render(nb):
@@ -198,7 +205,7 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true", help="exit 1 if the files are stale")
     parser.add_argument("--output-dir", type=Path, default=STUDENT)
     args = parser.parse_args(argv)
-    wanted = {path.name: render(student_notebook(path)) for path in chapters()}
+    wanted = {path.name: render(student_edition(path)) for path in chapters()}
     out = args.output_dir
     if args.check:
         existing = {p.name for p in out.glob("*.ipynb")} if out.is_dir() else set()

@@ -75,7 +75,7 @@ def myst_left(text):
 
 
 def test_there_are_colab_notebooks():
-    assert len(NAMES) == 2 * len(CHAPTERS), "run `make colab-notebooks`"
+    assert len(NAMES) == len(CHAPTERS), "run `make colab-notebooks`"
 
 
 def test_colab_notebooks_are_up_to_date(tmp_path):
@@ -91,9 +91,16 @@ def test_colab_notebooks_are_up_to_date(tmp_path):
 # --- (b) no MyST left ---
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_no_myst_left(name):
-    for text in markdown_cells(COLAB / name):
+STUDENT_NOTEBOOKS = sorted((ROOT / "notebooks" / "student").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize(
+    "path", COLAB_NOTEBOOKS + STUDENT_NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}"
+)
+def test_no_myst_left(path):
+    """Neither the Colab edition nor the student notebooks show raw MyST markup."""
+    name = path.name
+    for text in markdown_cells(path):
         assert not myst_left(text), f"{name}: MyST left {myst_left(text)} in\n{text}"
         assert not text.startswith("---"), f"{name}: front matter in\n{text}"
 
@@ -229,10 +236,12 @@ def test_unknown_constructs_are_errors(make):
 
 
 def test_colab_links_point_at_the_colab_edition(make):
-    link = make.colab_link("notebooks/student/01_decision_stump.ipynb")
+    link = make.colab_link("notebooks/01_decision_stump.ipynb")
     assert make.colab_edition_link(link) == make.colab_link(
-        "notebooks/colab/student/01_decision_stump.ipynb"
+        "notebooks/colab/01_decision_stump.ipynb"
     )
+    student = make.colab_link("notebooks/student/01_decision_stump.ipynb")
+    assert make.colab_edition_link(student) == student  # already plain Markdown
 
 
 def test_launch_button_extension():
@@ -292,9 +301,61 @@ def test_every_figure_keeps_its_caption_in_colab(make, chapter):
     colab = nbformat.read(COLAB / chapter.name, as_version=4).cells
     number = int(chapter.name[:2])
     captions = [c.source for c in colab if c.id.endswith("-caption")]
-    assert [re.match(r"\*Figure (\d+)\.(\d+): ", s).groups() for s in captions] == [
+    found = [re.match(r"\*Figure (\d+)\.(\d+): ", s).groups() for s in captions]
+    # in the book's order, but a figure of a solution moves with it to the end
+    assert sorted(found, key=lambda f: int(f[1])) == [
         (str(number), str(k)) for k in range(1, len(names) + 1)
     ]
     for name, position in zip(names, range(1, len(names) + 1)):
         target = make.targets()[name]
         assert (target.text, target.anchor) == (f"Figure {number}.{position}", name)
+
+
+def test_one_setting_moves_every_install_and_link(make, monkeypatch):
+    """A course's fork and release (repository.url, install_ref, html.baseurl) reach every
+    install cell, Colab link and book link of the Colab edition, from _config.yml alone."""
+    original = make.config()
+    fork = {
+        **original,
+        "repository": {**original["repository"], "url": "https://github.com/a-school/trees"},
+        "html": {**original["html"], "baseurl": "https://a-school.github.io/trees/"},
+    }
+    fork["repository"]["install_ref"] = "v9.9.9"
+    monkeypatch.setattr(make, "config", lambda: fork)
+    nb = make.colab_notebook(ROOT / "notebooks" / "05_random_forest.ipynb")
+    text = "\n".join(cell.source for cell in nb.cells)
+    assert "git+https://github.com/a-school/trees@v9.9.9" in text
+    assert "colab.research.google.com/github/a-school/trees/blob/v9.9.9/" in text
+    assert "https://a-school.github.io/trees/" in text
+    assert "trees-from-scratch/trees-from-scratch" not in text
+    assert "trees-from-scratch.github.io" not in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_code_solutions_are_folded_to_the_end(name):
+    """The Colab edition shows a stub where an exercise is, its solution only at the end."""
+    cells = nbformat.read(COLAB / name, as_version=4).cells
+    ids = [c.id for c in cells]
+    exercises = [c for c in cells if "exercise" in c.metadata.get("tags", [])]
+    if not exercises:
+        return
+    end = ids.index("solutions")
+    for cell in exercises:
+        folded = cell.id.endswith("-folded")
+        assert folded == (ids.index(cell.id) > end), cell.id
+        assert ("raise NotImplementedError" in cell.source) != folded, cell.source
+    # every solution's text and code lies after the heading; above it, only pointers
+    pointers = [c for c in cells[:end] if c.source.startswith("*Solution to Exercise")]
+    headings = [c for c in cells[end:] if c.source.startswith("### Solution to Exercise")]
+    assert len(pointers) == len(headings) >= 1
+    assert not any("<summary>Solution" in c.source for c in cells[end:])
+    assert cells[0].source.count("notebooks/student/") == 1  # links its student edition
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_folded_cells_are_colab_forms(name):
+    cells = nbformat.read(COLAB / name, as_version=4).cells
+    for cell in cells:
+        hidden = "hide-input" in cell.metadata.get("tags", [])
+        assert (cell.metadata.get("cellView") == "form") == hidden
+        assert cell.source.startswith("#@title ") == hidden

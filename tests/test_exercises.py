@@ -525,3 +525,16 @@ def test_adaboost_round_upweighting_the_correct_samples(capsys):
 
     result, out = verdict(check_adaboost_round, upweight_correct, capsys)
     assert result is False and "You up-weighted the correct samples" in out
+
+
+def test_checkers_refuse_treelibs_own_implementation(capsys):
+    """From-scratch exercises answered with treelib's own function fail, under any name."""
+    import treelib
+    from treelib.criteria import entropy as renamed
+
+    counts = torch.tensor([3.0, 1.0], dtype=torch.float64)
+    assert not check_gini(treelib.gini)
+    assert not check_entropy(lambda c: renamed(c))
+    assert "treelib's own implementation" in capsys.readouterr().out
+    assert float(treelib.gini(counts)) == 0.375  # put back afterwards
+    assert abs(float(renamed(counts)) - 0.8112781244591328) < 1e-12

@@ -268,7 +268,7 @@ def test_teaching_page_links_every_student_notebook():
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     repo = config["repository"]["url"].rstrip("/").removeprefix("https://github.com/")
     # the Colab edition of each student notebook (scripts/make_colab_notebooks.py)
-    prefix = f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/colab/student/"
+    prefix = f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/student/"
     page = (ROOT / "book" / "teaching.md").read_text()
     linked = set(re.findall(re.escape(prefix) + r"([\w.-]+\.ipynb)", page))
     assert linked == set(NAMES), "book/teaching.md must link exactly the student notebooks"
