@@ -28,7 +28,7 @@ uses), and every MyST construct the parser finds is written out:
   and ``{numref}`` to the figure says "Figure N.M", numbered as the book numbers it.
 
 Code cells, outputs and metadata are kept as they are, except that a cell whose code
-the book folds (``hide-input``) becomes a Colab form cell (``#@title``, code hidden).
+the book folds (``hide-input``) becomes a Colab form cell (``# @title``, code hidden).
 The published book's address is ``html.baseurl`` in _config.yml, the repository's
 ``repository.url``.
 The output depends only on the notebooks, _toc.yml, _config.yml and
@@ -437,14 +437,14 @@ def as_form(cell):
 
     Colab shows a form cell's title and hides its code until double-clicked.
     """
-    if "hide-input" not in cell.metadata.get("tags", []) or cell.source.startswith("#@title"):
+    if "hide-input" not in cell.metadata.get("tags", []) or cell.source.startswith("# @title"):
         return cell
     figure = any(
         "image/png" in out.get("data", {}) or "text/html" in out.get("data", {})
         for out in cell.get("outputs", [])
     )
     title = "Figure code" if figure else "Code folded in the book"
-    cell.source = f"#@title {title} (double-click to show)\n" + cell.source
+    cell.source = f"# @title {title} (double-click to show)\n" + cell.source
     cell.metadata["cellView"] = "form"
     return cell
 

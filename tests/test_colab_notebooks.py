@@ -358,4 +358,4 @@ def test_folded_cells_are_colab_forms(name):
     for cell in cells:
         hidden = "hide-input" in cell.metadata.get("tags", [])
         assert (cell.metadata.get("cellView") == "form") == hidden
-        assert cell.source.startswith("#@title ") == hidden
+        assert cell.source.startswith("# @title ") == hidden
