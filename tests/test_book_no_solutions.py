@@ -47,7 +47,8 @@ def test_no_solution_on_the_page(site, chapter):
     for line in solution_lines(chapter):
         assert line not in text, line
     assert "Well done!" not in text  # a check cell's output: the hidden solution's verdict
-    assert ".pdf" not in html  # the full PDF holds the solutions
+    # the book's PDF holds the solutions (the theme's "print this page" button stays)
+    assert "trees-from-scratch.pdf" not in html and not re.search(r"href=[^>]*\.pdf", html)
     assert "_sources/" not in html and "/edit/" not in html
     colab = re.findall(r"colab\.research\.google\.com/github/[^\"']+\.ipynb", html)
     assert colab and all("/student/" in link for link in colab), colab
