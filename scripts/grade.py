@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -143,8 +144,10 @@ def feedback(student, graded, failures, note, listed):
             continue
         got = graded.get(question, 0)
         lines.append(f"{question}: {number(got)} / {number(points)}")
-        if question in failures:
-            lines.append(f"  {failures[question]}")
+        if question in failures:  # wrapped, to read in a terminal or on the teachers' page
+            lines += textwrap.wrap(
+                failures[question], 84, initial_indent="  ", subsequent_indent="  "
+            )
     auto = [(q, p) for q, p, manual in listed if not manual]
     total = sum(graded.get(q, 0) for q, _ in auto)
     lines += ["", f"Total (auto-graded): {number(total)} / {number(sum(p for _, p in auto))}"]

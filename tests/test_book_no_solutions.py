@@ -33,7 +33,8 @@ def solution_lines(path):
     for cell in nb.cells:
         if "exercise" in cell.metadata.get("tags", []):
             body = [x.strip() for x in cell.source.splitlines()[2:]]
-            lines += [x for x in body if len(x) > 25 and not x.startswith(("#", '"""'))][:2]
+            code = [x for x in body if not x.startswith(("#", '"""', "def ", "return "))]
+            lines += [x for x in code if len(x) > 25][:2]
     return lines
 
 
