@@ -16,7 +16,7 @@ from .stump import DecisionStump
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 from .tree_structure import Tree
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = [
     "datasets",
     "AdaBoostClassifier",
