@@ -97,18 +97,20 @@ colab-notebooks: student-notebooks
 # Graded assignments (book/teaching.md): for each chapter an otter-grader assign source from
 # its exercises and scripts/assignments/NN_topic.yml, then `otter assign`: the student
 # notebook, the teachers' edition and the autograder zip under _build/assignments/NN_topic/.
-# HIDDEN_SEED moves the seeds of the hidden cases (keep your course's value to yourself).
-HIDDEN_SEED ?= 1000
+# The hidden cases' seeds are moved by a number drawn on the first run and kept in
+# _build/assignments/hidden-seed (or HIDDEN_SEED=N): keep it, and _build/assignments/source/,
+# to yourself.
 assignments: $(STAMP)
-	$(PY) scripts/make_assignments.py --seed-offset $(HIDDEN_SEED)
+	$(PY) scripts/make_assignments.py $(if $(HIDDEN_SEED),--seed-offset $(HIDDEN_SEED))
 
 # Grade every notebook under SUBMISSIONS (a file or a folder per student) with otter run:
-# SUBMISSIONS/grades.csv and SUBMISSIONS/feedback/STUDENT.txt.
+# SUBMISSIONS/grades.csv and SUBMISSIONS/feedback/STUDENT.txt. TIMEOUT=N: seconds a whole
+# notebook may run (default 1200).
 grade: $(STAMP)
 	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" || \
 	  { echo "usage: make grade ASSIGNMENT=05_random_forest SUBMISSIONS=path/to/folder"; exit 2; }
 	@test -d _build/assignments/$(ASSIGNMENT)/autograder || $(MAKE) assignments
-	$(PY) scripts/grade.py $(ASSIGNMENT) $(SUBMISSIONS)
+	$(PY) scripts/grade.py $(ASSIGNMENT) $(SUBMISSIONS) $(if $(TIMEOUT),--timeout $(TIMEOUT))
 
 # --- checks ------------------------------------------------------------------------
 

@@ -10,7 +10,9 @@ autograder zip of ``make assignments`` (``_build/assignments/NAME/autograder/``)
 a fresh kernel of this Python. Writes
 
 - ``submissions/grades.csv``: one row per student, a column per auto-graded
-  question with its points, and ``total``; a question whose function or answer is
+  question with its points, ``total``, and ``review``: what the learner wrote that
+  reaches into Python or the grader (``builtins``, ``importlib``, ``__code__``, ...),
+  whose points are then not to be trusted; a question whose function or answer is
   missing or misnamed scores 0;
 - ``submissions/feedback/STUDENT.txt``: per question, the points and, where some
   were lost, the first failing case and its hint; the questions the teacher grades
@@ -41,6 +43,20 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 CHECK_CELL = re.compile(r"(from treelib\.exercises import check_\w+\s*)?\s*check_\w+\(\w+\)\s*")
 FAILURE = re.compile(r"(?:AssertionError|Error): (.*)")
+# Code that reaches into Python or the grader rather than answering: the grade of such a
+# notebook is not to be trusted (it runs in the kernel that otter grades in), so it is
+# named in the gradebook's last column for the teacher to read.
+REVIEW = re.compile(
+    r"\bbuiltins\b|__builtins__|\bimportlib\b|__code__|sys\.modules|\botter\b|\bgc\b|\bctypes\b"
+)
+
+
+def to_review(notebook, handed_out):
+    """What in the cells the learner wrote or changed matches ``REVIEW`` (sorted, unique)."""
+    given = {c.source for c in nbformat.read(handed_out, as_version=4).cells}
+    cells = nbformat.read(notebook, as_version=4).cells if notebook else []
+    found = {m[0] for c in cells if c.source not in given for m in REVIEW.finditer(c.source)}
+    return " ".join(sorted(found))
 
 
 def questions(assignments, name):
@@ -174,10 +190,12 @@ def main(argv=None):
     (folder / "feedback").mkdir(exist_ok=True)
     with open(folder / "grades.csv", "w", newline="", encoding="utf-8") as f:
         out = csv.writer(f, lineterminator="\n")
-        out.writerow(["student", *auto, "total"])
-        for (student, _), (points, failures, note) in zip(students, graded):
+        out.writerow(["student", *auto, "total", "review"])
+        handed_out = args.assignments / name / "student" / f"{name}.ipynb"
+        for (student, notebook), (points, failures, note) in zip(students, graded):
             row = [points.get(q, 0) for q in auto]
-            out.writerow([student, *map(number, row), number(sum(row))])
+            review = to_review(notebook, handed_out)
+            out.writerow([student, *map(number, row), number(sum(row)), review])
             text = feedback(student, points, failures, note, listed)
             (folder / "feedback" / f"{student}.txt").write_text(text, encoding="utf-8")
     print(f"graded {len(students)} submissions: {folder / 'grades.csv'}")

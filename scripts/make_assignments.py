@@ -18,7 +18,8 @@ One question per exercise. A coding exercise (``kind: function``) is named after
 checker (``gini``, ``random_forest``, ...): the learner's check cell stays (the
 package's checker, with its hints), and its points come from hidden tests that run
 the same checker in a fresh process on cases drawn from other seeds
-(``--seed-offset``, which only the autograder zip holds), with treelib's own
+(``--seed-offset``, by default drawn once and kept in ``OUT/hidden-seed``; only the
+autograder zip and ``OUT/source/`` hold it), with treelib's own
 implementation refused and a time limit (scripts/hidden_grader.py). A numeric or
 short answer (``numeric``, ``choice``) is an answer cell checked by a hidden test
 with a tolerance and a hint; the rest (``manual``) are answer cells that the teacher
@@ -28,6 +29,7 @@ grades with the rubric of the teachers' edition.
 import argparse
 import dataclasses
 import math
+import secrets
 import shutil
 import subprocess
 import sys
@@ -46,9 +48,8 @@ from make_colab_notebooks import (  # noqa: E402
     directive_name,
     directive_parts,
     glue_values,
-    with_install,
 )
-from make_student_notebooks import chapters, stub  # noqa: E402
+from make_student_notebooks import chapters, stub, student_edition  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = Path(__file__).resolve().parent / "assignments"
@@ -84,6 +85,7 @@ def exercises(path):
     """The exercises of a chapter, in order, and its setup cells (install, imports)."""
     nb = nbformat.read(path, as_version=4)
     chapter = Chapter(f"notebooks/{path.stem}", chapter_number(path), glue_values(nb), False)
+    chapter.heading_level = 2  # inside the chapter's "Exercises" section
     start = next(
         i for i, c in enumerate(nb.cells) if c.source.startswith("## Exercises")
     )  # the section runs to the next level-2 heading
@@ -226,29 +228,29 @@ def test_{name}_hidden_{group}(my_{name}):
 
 HIDDEN_ANSWER_TEST = """\
 def test_{name}({name}):
-    value = {name}
+    # No builtin is called by name: a notebook that rewrites builtins (len, all, float)
+    # changes nothing here. The types come from literals, the loops count by hand.
+    value, FLOAT, STR = {name}, (0.0).__class__, "".__class__
     expected, kind, tolerance = {expected!r}, {kind!r}, {tolerance!r}
     assert value is not None and value is not ..., "No answer yet: set {name} to your answer."
     if kind == "choice":
-        # str's own methods: a str subclass in the answer cell cannot redefine the comparison
-        ok = str.lower(str.strip(str(value))) == str(expected).strip().lower()
+        ok = STR.lower(STR.strip(STR(value))) == STR.lower(STR.strip(STR(expected)))
     else:
-
-        def numbers(x):
-            try:
-                return [float(x)]
-            except (TypeError, ValueError):
-                return [float(v) for v in x]
-
-        want = numbers(expected)
+        want = expected if expected.__class__ is [].__class__ else [expected]
         try:
-            got = numbers(value)
-        except (TypeError, ValueError):
-            got = None
-        assert got is not None, f"{name} should be a number or a list of numbers: {{value!r}}."
-        ok = len(got) == len(want) and all(
-            -tolerance <= g - w <= tolerance for g, w in zip(got, want)
-        )
+            got = [FLOAT(value)]
+        except Exception:
+            try:
+                got = [FLOAT(v) for v in value]
+            except Exception:
+                got = None
+        assert got is not None, "{name} should be a number or a list of numbers."
+        ok, count = True, 0
+        for g in got:
+            if count >= want.__len__() or not -tolerance <= g - want[count] <= tolerance:
+                ok = False
+            count += 1
+        ok = ok and count == want.__len__()
     assert ok, {hint!r}
 """
 
@@ -264,7 +266,9 @@ def answer_value(expected_code):
     namespace = {"math": math, "np": np, "torch": torch, "treelib": treelib, "sklearn": sklearn}
     exec(expected_code, namespace)  # the book's own spec files, not learners' input
     answer = namespace["answer"]
-    return [float(v) for v in answer] if isinstance(answer, list | tuple) else answer
+    if isinstance(answer, list | tuple):
+        return [float(v) for v in answer]
+    return float(answer) if isinstance(answer, float | np.floating) else answer
 
 
 def answer_block(prompt, solution):
@@ -292,6 +296,7 @@ def question_cells(ex, spec, offset, time_limit=None):
         rubric = spec.get("rubric", "").strip() or "Full points for the solution's content."
         text = "\n\n".join(ex.solution) or "(see the book)"
         solution = md(f"**Solution.**\n\n{text}\n\n**Rubric** ({points} points)\n\n{rubric}")
+        cells.append(md("Your answer, in the text cell below (graded by your teacher):"))
         cells += answer_block(md("_Type your answer here, replacing this text._"), solution)
         return cells + [raw("# END QUESTION")]
     asks, solution, tests = [], [], []
@@ -323,10 +328,22 @@ def stub_functions(student_path, found):
 
 
 def assign_source(path, offset, time_limit=None):
-    """The otter-assign source notebook of one chapter."""
-    found, setup = exercises(path)
+    """The otter-assign source notebook of one chapter.
+
+    The whole chapter as its student notebook gives it (text, code without outputs,
+    no solution), so that the exercises find the objects the chapter built, with its
+    "Exercises" section replaced by one otter question per exercise.
+    """
+    found = exercises(path)[0]
     graded = specs(path, found)
-    title = nbformat.read(path, 4).cells[0].source.splitlines()[0].lstrip("# ")
+    student = student_edition(path).cells[1:]  # without its "Student version" note
+    for cell in student:
+        cell.metadata.pop("mystnb", None)  # the book's figure metadata (MyST captions)
+    first = next(i for i, c in enumerate(student) if c.source.startswith("## Exercises"))
+    last = next(
+        (i for i, c in enumerate(student) if i > first and c.source.startswith("## ")),
+        len(student),
+    )
     config = {
         "name": path.stem,
         "init_cell": False,
@@ -338,10 +355,11 @@ def assign_source(path, offset, time_limit=None):
         "autograder_files": [GRADER.name],
     }
     cells = [raw("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False))]
-    cells.append(md(f"# Exercises: {title}\n\n" + INSTRUCTIONS))
-    cells += [code(with_install(source)) for source in setup]
+    cells.append(md(INSTRUCTIONS))
+    cells += student[:first] + [md("## Exercises")]
     for ex in found:
         cells += question_cells(ex, graded[ex.label], offset, time_limit)
+    cells += student[last:]
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {
         "name": "python3",
@@ -352,24 +370,36 @@ def assign_source(path, offset, time_limit=None):
 
 
 INSTRUCTIONS = (
-    "Run the cells from the top (in Colab: *Runtime → Run all*). Each coding exercise gives "
-    "a function's signature and docstring with the body `...`: replace it with your code, "
-    "run the cell, then run the check cell below it, which tests your function and gives a "
-    "hint when an answer is wrong. Other exercises have an answer cell: replace `...` with "
-    "your number, or type your answer in the text cell. Keep the names of the functions and "
-    "variables as they are: the grader looks them up by name. Hand in this notebook."
+    "**Assignment.** This is the chapter without its solutions; your work is in its "
+    "Exercises section. Run the notebook from the top first (in Colab: *Runtime → Run "
+    "all*): the exercises use what the chapter builds. Each coding exercise gives a "
+    "function's signature and docstring with the body `raise NotImplementedError`: replace "
+    "that line with your code, run the cell, then run the check cell below it, which tests "
+    "your function and gives a hint when an answer is wrong. Other exercises have an answer "
+    "cell: replace `...` with your number or short answer, or type your answer in the text "
+    "cell. Keep the names of the functions and variables as they are: the grader looks them "
+    "up by name. Hand in this notebook."
 )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--output-dir", type=Path, default=ROOT / "_build" / "assignments")
-    parser.add_argument("--seed-offset", type=int, default=1000, help="the hidden cases' seeds")
+    parser.add_argument(
+        "--seed-offset",
+        type=int,
+        help="moves the hidden cases' seeds (default: drawn once, kept in OUT/hidden-seed)",
+    )
     parser.add_argument("--time-limit", type=int, help="seconds per function question (all)")
     parser.add_argument("chapters", nargs="*", help="notebook stems (default: every chapter)")
     args = parser.parse_args(argv)
     out, source_dir = args.output_dir.resolve(), args.output_dir.resolve() / "source"
     source_dir.mkdir(parents=True, exist_ok=True)
+    if args.seed_offset is None:  # a course's own secret, drawn once and kept with the build
+        kept = out / "hidden-seed"
+        if not kept.exists():
+            kept.write_text(f"{secrets.randbelow(10**9) + 1000}\n", encoding="utf-8")
+        args.seed_offset = int(kept.read_text(encoding="utf-8"))
     shutil.copy(GRADER, source_dir / GRADER.name)
     otter = Path(sys.executable).with_name("otter")
     for path in chapters():

@@ -277,6 +277,8 @@ def role(name, content, chapter):
         number = target.text.rpartition(" ")[2]
         if text and name == "numref":
             text = text.replace("%s", number).replace("{number}", number)
+        if chapter.student and target.docpath.startswith("notebooks/"):
+            return text or target.text  # the book's chapter pages hold the solutions
         return f"[{text or target.text}]({book_url(target.docpath, target.anchor)})"
     if name == "math":
         return f"${content}$"
@@ -332,6 +334,8 @@ def book_link(href, chapter):
         return href
     base = posixpath.dirname(chapter.docpath)
     docpath = posixpath.splitext(posixpath.normpath(posixpath.join(base, path)))[0]
+    if chapter.student and docpath.startswith("notebooks/"):  # not the page with solutions
+        return colab_link(f"notebooks/student/{posixpath.basename(docpath)}.ipynb")
     return book_url(docpath, anchor)
 
 

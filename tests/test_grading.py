@@ -188,24 +188,29 @@ def test_assignment_files(graded):
         "SOLUTION",
         "p = counts / counts.sum()",
         "hidden_grader",
-        "0.62",
+        "gini_by_hand = 0.62",
         ":::",
         "{numref}",
     ):
         assert leak not in student, leak
     assert "raise NotImplementedError" in student and "gini_by_hand = ..." in student
+    nb = nbformat.read(out / NAME / "student" / f"{NAME}.ipynb", as_version=4)
+    assert any(c.source.startswith("## 1.1 ") for c in nb.cells)  # the whole chapter
+    answers = [c for c in nb.cells if "_Type your answer here" in c.source]
+    assert all(c.metadata.get("editable", True) for c in answers)  # not locked by otter
 
 
 def test_gradebook(graded):
     _, folder = graded
     rows = list(csv.reader((folder / "grades.csv").open(encoding="utf-8")))
-    assert rows[0] == ["student", *POINTS, "total"]
+    assert rows[0] == ["student", *POINTS, "total", "review"]
     expected = []
     for student, lost in EXPECTED.items():
         points = [lost.get(q, full) for q, full in POINTS.items()]
-        expected.append([student, *map(str, points), str(sum(points))])
+        review = "builtins" if student == "dave" else ""  # his cell rewrites builtins.abs
+        expected.append([student, *map(str, points), str(sum(points)), review])
     assert rows[1:] == expected
-    assert sum(int(r[-1]) for r in rows[1:]) == 11 * FULL - (1 + 1) - 4 - 5 - 4 - 4 - FULL
+    assert sum(int(r[-2]) for r in rows[1:]) == 11 * FULL - (1 + 1) - 4 - 5 - 4 - 4 - FULL
 
 
 def test_feedback(graded):

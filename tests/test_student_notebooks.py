@@ -325,3 +325,15 @@ def test_no_solutions_extension_removes_gated_solutions(tmp_path):
     for secret in ("PLAIN_SECRET", "GATED_SECRET", "gated_code"):
         assert secret not in hidden
     assert not sources, "the sources hold the solutions: they must not be published"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_student_notebooks_link_no_edition_with_solutions(name):
+    """No link to a chapter page of the book, a chapter notebook or its Colab edition."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    base = config["html"]["baseurl"].rstrip("/")
+    text = (STUDENT / name).read_text(encoding="utf-8")
+    assert f"{base}/notebooks/" not in text
+    for link in re.findall(r"colab\.research\.google\.com/github/[^)\"\s]+", text):
+        assert "/notebooks/student/" in link, link
+    assert "github.com/" not in text.replace("git+https://github.com/", "")
