@@ -280,3 +280,15 @@ def test_hidden_cases_differ_from_the_public_ones():
     public, hidden = (json.loads(x) for x in inputs)
     assert public[:10] == hidden[:10]  # the hand-picked cases, in the package
     assert public[10:] and all(case not in public for case in hidden[10:])
+
+
+def test_a_course_seed_where_a_reference_fails_is_refused(tmp_path):
+    """At seed offset 4242 one of Chapter 2's data sets makes the book's own grow_tree one
+    level deeper than treelib's tree (a near-tie): make assignments refuses that seed."""
+    command = [sys.executable, "scripts/make_assignments.py", "--output-dir", str(tmp_path)]
+    run = subprocess.run(
+        [*command, "--seed-offset", "4242", "02_cart_classification"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert run.returncode != 0 and "['grow_tree'] fails" in run.stderr
+    assert not (tmp_path / "02_cart_classification").exists()
