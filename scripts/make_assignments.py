@@ -3,12 +3,13 @@
     python scripts/make_assignments.py [--output-dir _build/assignments] [--seed-offset N]
 
 For every chapter (notebooks/NN_topic.ipynb listed in _toc.yml) this writes an otter
-"assign" source, ``OUT/source/NN_topic.ipynb``, from the chapter's "Exercises"
-section and from ``scripts/assignments/NN_topic.yml`` (how each exercise is graded),
-then runs ``otter assign``, which writes
+"assign" source, ``OUT/source/NN_topic.ipynb``: the chapter's student notebook, whose
+"Exercises" section is rebuilt from the chapter's exercises and from
+``scripts/assignments/NN_topic.yml`` (how each exercise is graded); then it runs
+``otter assign``, which writes
 
-- ``OUT/NN_topic/student/NN_topic.ipynb``: the assignment to hand out (plain
-  Markdown, as the Colab edition renders it; no solution, no hidden test);
+- ``OUT/NN_topic/student/NN_topic.ipynb``: the assignment to hand out (the chapter in
+  plain Markdown, as the Colab edition renders it; no solution, no hidden test);
 - ``OUT/NN_topic/autograder/NN_topic.ipynb``: the teachers' edition (solutions,
   rubrics of the manually graded questions);
 - ``OUT/NN_topic/autograder/*.zip``: the autograder that ``make grade`` (and
@@ -19,7 +20,8 @@ checker (``gini``, ``random_forest``, ...): the learner's check cell stays (the
 package's checker, with its hints), and its points come from hidden tests that run
 the same checker in a fresh process on cases drawn from other seeds
 (``--seed-offset``, by default drawn once and kept in ``OUT/hidden-seed``; only the
-autograder zip and ``OUT/source/`` hold it), with treelib's own
+autograder zip and ``OUT/source/`` hold it; a seed at which one of the book's own
+solutions fails a hidden case is refused), with treelib's own
 implementation refused and a time limit (scripts/hidden_grader.py). A numeric or
 short answer (``numeric``, ``choice``) is an answer cell checked by a hidden test
 with a tolerance and a hint; the rest (``manual``) are answer cells that the teacher
