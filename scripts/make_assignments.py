@@ -85,7 +85,7 @@ def blocks(text):
 
 
 def exercises(path):
-    """The exercises of a chapter, in order, and its setup cells (install, imports)."""
+    """The exercises of a chapter, in order."""
     nb = nbformat.read(path, as_version=4)
     chapter = Chapter(f"notebooks/{path.stem}", chapter_number(path), glue_values(nb), False)
     chapter.heading_level = 2  # inside the chapter's "Exercises" section
@@ -121,8 +121,7 @@ def exercises(path):
                 found[gated].solution.append(convert_text(source, chapter))
             elif current:
                 current.markdown.append(convert_text(source, chapter))
-    code = [c.source for c in nb.cells if c.cell_type == "code"]
-    return list(found.values()), code[:2]
+    return list(found.values())
 
 
 def specs(path, found):
@@ -330,14 +329,13 @@ def stub_functions(student_path, found):
     nbformat.write(nb, student_path)
 
 
-def assign_source(path, offset, time_limit=None):
+def assign_source(path, found, offset, time_limit=None):
     """The otter-assign source notebook of one chapter.
 
     The whole chapter as its student notebook gives it (text, code without outputs,
     no solution), so that the exercises find the objects the chapter built, with its
     "Exercises" section replaced by one otter question per exercise.
     """
-    found = exercises(path)[0]
     graded = specs(path, found)
     student = student_edition(path).cells[1:]  # without its "Student version" note
     for cell in student:
@@ -398,7 +396,7 @@ def reference_failures(offset, paths):
 
     jobs = []
     for path in paths:
-        sources = [ex.function for ex in exercises(path)[0] if ex.function]
+        sources = [ex.function for ex in exercises(path) if ex.function]
         namespace = {}
         exec("import math\nimport numpy as np\nimport torch\nimport treelib\n", namespace)
         exec("\n\n".join(sources), namespace)  # the book's own reference solutions
@@ -455,10 +453,11 @@ def main(argv=None):
     otter = Path(sys.executable).with_name("otter")
     for path in selected:
         source = source_dir / path.name
-        nbformat.write(assign_source(path, args.seed_offset, args.time_limit), source)
+        found = exercises(path)
+        nbformat.write(assign_source(path, found, args.seed_offset, args.time_limit), source)
         shutil.rmtree(out / path.stem, ignore_errors=True)
         subprocess.run([str(otter), "assign", str(source), str(out / path.stem)], check=True)
-        stub_functions(out / path.stem / "student" / path.name, exercises(path)[0])
+        stub_functions(out / path.stem / "student" / path.name, found)
         print(f"wrote {out / path.stem}")
     return 0
 
