@@ -65,17 +65,19 @@ def check_no_category_columns(X):
         )
 
 
-def check_fit_input(estimator, X, y, sample_weight, *, classifier):
+def check_fit_input(estimator, X, y, sample_weight, *, classifier, allow_nan=False):
     """Validate ``X, y, sample_weight`` for ``fit`` and return them as tensors.
 
     X becomes float32 (as in scikit-learn); a classifier's labels are encoded as
     ``0..K-1`` with ``estimator.classes_`` set; weights are float64 and must be
-    non-negative with a positive sum.
+    non-negative with a positive sum. ``allow_nan``: NaN in X is a missing value
+    (trees and forests, Chapter 6); infinity is always an error.
     """
     check_no_category_columns(X)
     X, y = validate_data(
-        estimator, _as_numpy(X), _as_numpy(y), dtype=np.float32, y_numeric=not classifier
-    )
+        estimator, _as_numpy(X), _as_numpy(y), dtype=np.float32, y_numeric=not classifier,
+        ensure_all_finite="allow-nan" if allow_nan else True,
+    )  # fmt: skip
     if classifier:
         check_classification_targets(y)
         estimator.classes_, y = np.unique(y, return_inverse=True)
@@ -88,11 +90,17 @@ def check_fit_input(estimator, X, y, sample_weight, *, classifier):
     return _as_tensor(X), _as_tensor(y, y_dtype), _as_tensor(sample_weight)
 
 
-def check_predict_input(estimator, X):
-    """Check that ``estimator`` is fitted and ``X`` matches it; return X as float32 tensor."""
+def check_predict_input(estimator, X, allow_nan=False):
+    """Check that ``estimator`` is fitted and ``X`` matches it; return X as float32 tensor.
+
+    ``allow_nan``: NaN is a missing value (trees and forests, Chapter 6).
+    """
     check_is_fitted(estimator)
     check_no_category_columns(X)
-    X = validate_data(estimator, _as_numpy(X), dtype=np.float32, reset=False)
+    X = validate_data(
+        estimator, _as_numpy(X), dtype=np.float32, reset=False,
+        ensure_all_finite="allow-nan" if allow_nan else True,
+    )  # fmt: skip
     return _as_tensor(X)
 
 
@@ -182,3 +190,31 @@ def check_categorical_features(value, n_features, feature_names=None):
                 f"feature indices in [0, {n_features}) or column names; got {v!r}."
             )
     return frozenset(indices)
+
+
+def check_monotonic_cst(value, n_features, n_classes=None):
+    """``monotonic_cst`` as a float64 tensor of -1, 0, +1 per feature, or None (Chapter 6).
+
+    scikit-learn's checks and messages. For a classifier (``n_classes`` given)
+    only binary problems are allowed, and the signs are flipped: the tree
+    constrains the fraction of class 0, the user the probability of class 1.
+    """
+    if value is None:
+        return None
+    cst = np.asarray(value)
+    if cst.shape[0] != n_features:
+        raise ValueError(
+            f"monotonic_cst has shape {cst.shape} but the input data X has {n_features} features."
+        )
+    if not np.all(np.isin(cst, (-1, 0, 1))):
+        raise ValueError(
+            f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(cst)}"
+        )
+    cst = np.asarray(cst, dtype=np.int8).astype(np.float64)
+    if n_classes is not None:
+        if n_classes > 2:
+            raise ValueError(
+                "Monotonicity constraints are not supported with multiclass classification"
+            )
+        cst = -cst
+    return torch.from_numpy(cst)

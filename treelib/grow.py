@@ -5,14 +5,22 @@ readable builder: one Python call per node, each node's split search
 vectorised over samples and features. Chapter 7 grows whole levels at once.
 """
 
+import math
 from typing import NamedTuple
 
 import torch
 
-from ._validation import EPSILON
-from .criteria import CRITERIA, leaf_value, node_weight
+from .criteria import CLASSIFICATION_CRITERIA, CRITERIA, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
-from .split import FEATURE_THRESHOLD, best_split, goes_left
+from .rules import (  # noqa: F401  (is_leaf_before_search: Chapter 2 lists it from here)
+    FEATURE_THRESHOLD,
+    child_bounds,
+    clip_value,
+    goes_left,
+    is_leaf_before_search,
+    too_small_a_decrease,
+)
+from .split import best_split
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
@@ -26,6 +34,7 @@ class StoppingRules(NamedTuple):
     min_impurity_decrease: float
     max_features: int
     categorical: frozenset = frozenset()  # features split one-vs-rest (Chapter 6)
+    monotonic: object = None  # float64 tensor: -1, 0 or +1 per feature, or None (Chapter 6)
 
 
 def draw_features(X, max_features, key):
@@ -37,25 +46,26 @@ def draw_features(X, max_features, key):
     p = X.shape[1]
     constant = None
     if max_features < p:
-        low, high = torch.aminmax(X, dim=0)
-        constant = (high <= low + FEATURE_THRESHOLD)[None, :]
+        constant = constant_features(X)[None, :]
     ranks = search_ranks(key, p, max_features, constant)[0]
     order = torch.argsort(ranks)
     return order[ranks[order] < p].tolist()
 
 
-def is_leaf_before_search(n, weight, impurity, depth, rules):
-    """scikit-learn's stopping rules that need no split search."""
-    return (
-        depth >= rules.max_depth
-        or n < rules.min_samples_split
-        or n < 2 * rules.min_samples_leaf
-        or weight < 2 * rules.min_weight_leaf
-        or impurity <= EPSILON
-    )
+def constant_features(X):
+    """Features a node cannot split: all NaN, or one value (``FEATURE_THRESHOLD``) and no NaN.
+
+    As scikit-learn 1.9: a feature whose known values are all equal but that
+    has NaN can still split the NaN from the rest.
+    """
+    missing = X.isnan()
+    low = torch.where(missing, float("inf"), X).amin(0)
+    high = torch.where(missing, float("-inf"), X).amax(0)
+    has_missing = missing.any(0)
+    return missing.all(0) | (~has_missing & (high <= low + FEATURE_THRESHOLD))
 
 
-def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight):
+def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight, bounds=None):
     """A new node of the samples ``idx``, and its best allowed split (or None).
 
     Introduced in Chapter 2: what both recursive builders (:func:`grow_tree`
@@ -64,15 +74,22 @@ def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight):
     rules; search the best split among the features the node's ``key`` draws.
     Returns ``(node, split, left)``: ``node`` a dict of the node's fields (a
     leaf's), ``split`` None when the node stays a leaf, and ``left`` the mask
-    of the samples of ``idx`` that the split sends left.
+    of the samples of ``idx`` that the split sends left. ``bounds``: the
+    node's ``(lower, upper)`` bounds in a monotonic tree (Chapter 6); its value
+    is clipped to them.
     """
     node_stats = stats[:, idx].sum(1)
     weight = float(node_weight(node_stats, criterion))
     impurity = float(CRITERIA[criterion](node_stats))
+    value = leaf_value(node_stats, criterion)
+    monotonic = None
+    if rules.monotonic is not None:
+        value = clip_value(value, *bounds, criterion in CLASSIFICATION_CRITERIA)
+        monotonic = (rules.monotonic, *bounds)
     node = dict(
         feature=TREE_UNDEFINED, threshold=float(TREE_UNDEFINED), left=TREE_LEAF,
-        right=TREE_LEAF, value=leaf_value(node_stats, criterion), impurity=impurity,
-        n=len(idx), weight=weight, categorical=False,
+        right=TREE_LEAF, value=value, impurity=impurity,
+        n=len(idx), weight=weight, categorical=False, missing_left=False,
     )  # fmt: skip
     if is_leaf_before_search(len(idx), weight, impurity, depth, rules):
         return node, None, None
@@ -82,16 +99,27 @@ def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight):
         features=draw_features(X_node, rules.max_features, key),
         categorical=rules.categorical,
         min_samples_leaf=rules.min_samples_leaf, min_weight_leaf=rules.min_weight_leaf,
-        root_weight=root_weight,
+        root_weight=root_weight, monotonic=monotonic,
     )  # fmt: skip
-    if split is None or split.improvement + EPSILON < rules.min_impurity_decrease:
+    if split is None or too_small_a_decrease(split.improvement, rules.min_impurity_decrease):
         return node, None, None
-    return node, split, goes_left(X_node[:, split.feature], split.threshold, split.categorical)
+    x = X_node[:, split.feature]
+    return node, split, goes_left(x, split.threshold, split.categorical, split.missing_left)
 
 
 def set_split(node, split):
     """Make ``node`` an inner node that splits by ``split``."""
-    node.update(feature=split.feature, threshold=split.threshold, categorical=split.categorical)
+    node.update(
+        feature=split.feature, threshold=split.threshold, categorical=split.categorical,
+        missing_left=split.missing_left,
+    )  # fmt: skip
+
+
+def split_bounds(split, rules, bounds):
+    """The bounds of the children of a node split by ``split`` (Chapter 6), or (None, None)."""
+    if rules.monotonic is None:
+        return None, None
+    return child_bounds(int(rules.monotonic[split.feature]), *bounds, split.middle)
 
 
 def grow_tree(X, stats, criterion, rules, seed):
@@ -103,17 +131,21 @@ def grow_tree(X, stats, criterion, rules, seed):
     nodes = []  # one dict per node, in preorder
     root_weight = float(node_weight(stats.sum(1), criterion))
 
-    def grow(idx, depth, key):
-        node, split, left = evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight)
+    def grow(idx, depth, key, bounds):
+        node, split, left = evaluate_node(
+            X, stats, idx, depth, key, criterion, rules, root_weight, bounds
+        )
         nodes.append(node)
         node_id = len(nodes) - 1
         if split is not None:  # an inner node: grow the left subtree, then the right one
             set_split(node, split)
-            node["left"] = grow(idx[left], depth + 1, child_keys(key, 0))
-            node["right"] = grow(idx[~left], depth + 1, child_keys(key, 1))
+            left_bounds, right_bounds = split_bounds(split, rules, bounds)
+            node["left"] = grow(idx[left], depth + 1, child_keys(key, 0), left_bounds)
+            node["right"] = grow(idx[~left], depth + 1, child_keys(key, 1), right_bounds)
         return node_id
 
-    grow(torch.arange(X.shape[0], device=X.device), 0, root_key(seed, X.device))
+    root = torch.arange(X.shape[0], device=X.device)
+    grow(root, 0, root_key(seed, X.device), (-math.inf, math.inf))
     return tree_of(nodes, X.device)
 
 
@@ -135,24 +167,32 @@ def grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes):
     """
     nodes = []
     root_weight = float(node_weight(stats.sum(1), criterion))
-    frontier = {}  # node id -> (improvement, split, samples, left mask, depth, key)
+    frontier = {}  # node id -> (improvement, split, samples, left mask, depth, key, bounds)
 
-    def add(idx, depth, key):
-        node, split, left = evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight)
+    def add(idx, depth, key, bounds):
+        node, split, left = evaluate_node(
+            X, stats, idx, depth, key, criterion, rules, root_weight, bounds
+        )
         nodes.append(node)
         if split is not None:
-            frontier[len(nodes) - 1] = (split.improvement, split, idx, left, depth, key)
+            frontier[len(nodes) - 1] = (split.improvement, split, idx, left, depth, key, bounds)
         return len(nodes) - 1
 
-    add(torch.arange(X.shape[0], device=X.device), 0, root_key(seed, X.device))
+    add(
+        torch.arange(X.shape[0], device=X.device),
+        0,
+        root_key(seed, X.device),
+        (-math.inf, math.inf),
+    )
     for _ in range(max_leaf_nodes - 1):
         if not frontier:
             break
         node_id = max(frontier, key=lambda i: (frontier[i][0], -i))  # ties: the oldest node
-        _, split, idx, left, depth, key = frontier.pop(node_id)
+        _, split, idx, left, depth, key, bounds = frontier.pop(node_id)
         set_split(nodes[node_id], split)
-        nodes[node_id]["left"] = add(idx[left], depth + 1, child_keys(key, 0))
-        nodes[node_id]["right"] = add(idx[~left], depth + 1, child_keys(key, 1))
+        left_bounds, right_bounds = split_bounds(split, rules, bounds)
+        nodes[node_id]["left"] = add(idx[left], depth + 1, child_keys(key, 0), left_bounds)
+        nodes[node_id]["right"] = add(idx[~left], depth + 1, child_keys(key, 1), right_bounds)
     return tree_of(nodes, X.device)
 
 
@@ -169,4 +209,5 @@ def tree_of(nodes, device):
         n_node_samples=[n["n"] for n in nodes],
         weighted_n_node_samples=[n["weight"] for n in nodes],
         categorical=[n["categorical"] for n in nodes],
+        missing_go_to_left=[n["missing_left"] for n in nodes],
     )

@@ -5,31 +5,14 @@ Introduced in Chapter 1 (``notebooks/01_decision_stump``).
 For every feature we sort the node's samples once; a cumulative sum of the
 per-sample statistics then gives the statistics of the left child for *every*
 candidate threshold at once, and the right child is the total minus the left.
-The rules are scikit-learn's (its Cython splitter and criterion modules; Chapter 1
-states them and ``tests/test_split.py`` checks them by hand):
-
-- a candidate sits between consecutive sorted values that differ by more than
-  ``FEATURE_THRESHOLD`` (compared in float32, as scikit-learn does);
-- the threshold is ``a/2 + b/2`` (or ``a`` if that rounds up to ``b``) and
-  samples with ``x <= threshold`` go left;
-- a candidate whose children have fewer than ``min_samples_leaf`` samples or
-  less than ``min_weight_leaf`` weight is rejected;
-- the winner is the best candidate; *ties* go to the feature searched first,
-  then to the smallest threshold. (scikit-learn visits the features in a
-  random order, so between *features* its tie-break depends on the seed; only the
-  smallest-threshold rule within a feature is the same.)
-
-What counts as a tie is defined here once, for every builder
-(:func:`tie_tolerance`, :func:`is_tie_or_best`): scores that differ by less
-than ``TIE_RTOL`` times the node's scale. Mathematically equal scores come out
-of different summation orders (one sort per node, one cumulative sum per level,
-histograms) a few ulps apart, and without a tolerance rounding would pick the
-winner, differently in each builder. The tolerance is far above rounding on
-ordinary data and far below the gaps between genuinely different scores, so on
-tie-free data the strictly better candidate still wins, as in scikit-learn.
-(On very large nodes with real-valued targets, rounding can in principle reach
-the tolerance, or two different scores fall within it; then builders may still
-disagree on that one near-tie.)
+Every rule it applies (which candidates are allowed, which one wins and how
+ties break, where a sample goes) is written once, in :mod:`treelib.rules`;
+Chapter 1 states them and ``tests/test_split.py`` checks them by hand. A node
+with NaN also tries every threshold with its missing samples on either side
+(Chapter 6), and a monotonic constraint rejects splits whose children's values
+are out of order (Chapter 6). The tie rule (Chapter 7): scores closer than
+``TIE_RTOL`` times the node's scale are ties, and the candidate searched first
+wins - the first feature in the node's order, then the smallest threshold.
 """
 
 from typing import NamedTuple
@@ -37,9 +20,19 @@ from typing import NamedTuple
 import torch
 
 from .criteria import CRITERIA, REGRESSION_CRITERIA, gini_of_weighted, node_weight
-
-FEATURE_THRESHOLD = 1e-7
-TIE_RTOL = 1e-12  # scores closer than this, relative to the node's scale, are ties
+from .rules import (  # noqa: F401  (the rules' names stay importable from here, as in Chapter 1)
+    FEATURE_THRESHOLD,
+    TIE_RTOL,
+    big_enough,
+    distinct,
+    goes_left,
+    heavy_enough,
+    is_tie_or_best,
+    midpoint,
+    midpoints,
+    monotonic_ok,
+    tie_tolerance,
+)
 
 
 class Split(NamedTuple):
@@ -52,6 +45,8 @@ class Split(NamedTuple):
     impurity_left: float
     impurity_right: float
     categorical: bool = False  # True: ``x == threshold`` goes left (one-vs-rest)
+    missing_left: bool = False  # True: a NaN goes left (Chapter 6)
+    middle: float = float("nan")  # mean of the children's values: a monotonic tree's bound
 
 
 class Candidate(NamedTuple):
@@ -63,12 +58,7 @@ class Candidate(NamedTuple):
     threshold: float
     left: torch.Tensor  # statistics of the left child
     categorical: bool = False
-
-
-def goes_left(x, threshold, categorical=False):
-    """Which samples of feature column ``x`` a split sends left."""
-    x = x.double()  # compare in float64, as scikit-learn does
-    return x == threshold if categorical else x <= threshold
+    missing_left: bool = False
 
 
 def split_scores(left, right, w_left, w_right, criterion):
@@ -90,54 +80,13 @@ def split_scores(left, right, w_left, w_right, criterion):
     return -(w_left * impurity(left) + w_right * impurity(right))
 
 
-def tie_tolerance(total, criterion):
-    """How far below a node's best score a candidate still ties with it.
+def split_values(stats, weight, criterion):
+    """The value a monotonic constraint reads from node statistics (Chapter 6).
 
-    Introduced in Chapter 7 (one tie rule in every builder).
-
-    Parameters
-    ----------
-    total : float64 tensor of shape (n_stats,) or (n_stats, n_nodes)
-        The node's (or each node's) summed statistics.
-    criterion : str
-        The split criterion.
-
-    Returns
-    -------
-    tensor of shape () or (n_nodes,)
-        ``TIE_RTOL`` times a bound on the node's scores: its weight for
-        classification (``W * impurity``), ``sum w*y**2`` for squared error
-        (the proxy ``S_L**2/W_L + S_R**2/W_R`` never exceeds it). Rounding
-        errors are relative to that bound, not to the score itself.
+    The mean target, or the fraction of class 0 (scikit-learn constrains a
+    binary classifier through class 0, with the user's constraint flipped).
     """
-    scale = total[-1] if criterion in REGRESSION_CRITERIA else node_weight(total, criterion)
-    return TIE_RTOL * scale.abs()
-
-
-def is_tie_or_best(scores, best, tol):
-    """Which ``scores`` are the best or tie with it (``best - tol`` or more).
-
-    Introduced in Chapter 7. ``best`` is the largest score and ``tol`` comes
-    from :func:`tie_tolerance` (both broadcast against ``scores``); ``-inf``
-    (not a candidate) never qualifies. The caller then takes the first such
-    candidate in search order: the lowest feature rank, then the smallest
-    threshold.
-    """
-    return (scores >= best - tol) & (scores > float("-inf"))
-
-
-def heavy_enough(w_left, w_right, min_weight_leaf):
-    """Do both children weigh at least ``min_weight_leaf``, and more than zero?
-
-    Introduced in Chapter 1. A child's weight is the node's minus the other
-    child's, so it rounds to zero where tiny sample weights sit beside large
-    ones (``1e-20`` beside ``1``). Such a split's score is ``0/0``, NaN, which
-    scikit-learn's comparisons never pick; here it would win every maximum.
-    """
-    lightest = torch.minimum(w_left, w_right)
-    if min_weight_leaf > 0:
-        return lightest >= min_weight_leaf
-    return lightest > 0
+    return stats[1] / weight if criterion in REGRESSION_CRITERIA else stats[0] / weight
 
 
 def candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf):
@@ -147,48 +96,93 @@ def candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf)
     smallest samples on the left.
     """
     n = sorted_x.shape[1]
-    distinct = sorted_x[:, 1:] > sorted_x[:, :-1] + FEATURE_THRESHOLD  # float32, as sklearn
     n_left = torch.arange(1, n, device=sorted_x.device)
-    big_enough = (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
-    return distinct & big_enough & heavy_enough(w_left, w_right, min_weight_leaf)
+    return (
+        distinct(sorted_x[:, :-1], sorted_x[:, 1:])  # float32, as sklearn
+        & big_enough(n_left, n - n_left, min_samples_leaf)
+        & heavy_enough(w_left, w_right, min_weight_leaf)
+    )
 
 
-def midpoint(a, b):
-    """scikit-learn's threshold between two sorted values ``a < b``."""
-    t = a / 2.0 + b / 2.0
-    return a if t == b or abs(t) == float("inf") else t
+def missing_value_candidates(sorted_x, cumulative, total, limits):
+    """Every candidate of features with NaN: the missing samples on either side (Chapter 6).
+
+    ``sorted_x`` (f, n) holds each feature's values sorted with NaN last and
+    ``cumulative`` (n_stats, f, n) the cumulative sums of their statistics. As scikit-learn 1.9's splitter, the candidates come in three blocks,
+    in the order that breaks ties: every threshold with the NaN on the right;
+    all non-missing values left and the NaN alone on the right (threshold
+    ``inf``); every threshold with the NaN on the left. Returns the left
+    statistics (n_stats, f, 2n-1), the allowed mask (f, 2n-1) without the
+    weight and monotonic rules, and the number of NaN per feature.
+    """
+    f, n = sorted_x.shape
+    n_missing = sorted_x.isnan().sum(1)  # (f,)
+    n_known = n - n_missing
+    positions = torch.arange(1, n, device=sorted_x.device)  # samples left of a threshold
+    left = cumulative[:, :, :-1]
+    known = torch.cat([torch.zeros_like(cumulative[:, :, :1]), cumulative], 2)
+    known = known.gather(2, n_known.view(1, f, 1).expand(len(left), f, 1))  # (n_stats, f, 1)
+    missing = total[:, None, None] - known  # the NaN samples' statistics
+    between = distinct(sorted_x[:, :-1], sorted_x[:, 1:])  # (f, n-1): never next to a NaN
+    has_missing = (n_missing > 0)[:, None]
+    n_left = torch.cat(
+        [positions.expand(f, -1), n_known[:, None], positions + n_missing[:, None]], 1
+    )
+    allowed = torch.cat([between, has_missing & (n_known > 0)[:, None], between & has_missing], 1)
+    allowed &= big_enough(n_left, n - n_left, limits[0])
+    return torch.cat([left, known, left + missing], 2), allowed, n_missing
 
 
-def midpoints(a, b):
-    """:func:`midpoint` of float64 tensors, element by element (the level-wise builders)."""
-    t = a / 2 + b / 2
-    return torch.where((t == b) | t.isinf(), a, t)
-
-
-def best_ordinal_candidate(X, stats, total, features, criterion, limits):
+def best_ordinal_candidate(X, stats, total, features, criterion, limits, monotonic=None):
     """The best ``x <= t`` split over ``features``, all searched at once.
 
     Sort each feature once; a cumulative sum of the sorted statistics is the
     left child of every candidate threshold, and the right child is the total
-    minus the left.
+    minus the left. With NaN in the node, each threshold is tried with the
+    missing samples on either side (:func:`missing_value_candidates`).
+    ``monotonic``: ``(constraints, lower, upper)``, a constraint per feature.
     """
     n = X.shape[0]
     sorted_x, order = torch.sort(X[:, features].T, dim=1)  # (f, n): one sort per feature
-    left = stats[:, order].cumsum(2)[:, :, :-1]  # (n_stats, f, n-1): every left child
+    cumulative = stats[:, order].cumsum(2)
+    left = cumulative[:, :, :-1]  # (n_stats, f, n-1): every left child
+    with_nan = bool(sorted_x[:, -1].isnan().any())  # NaN sorts last
+    if with_nan:
+        left, allowed, n_missing = missing_value_candidates(sorted_x, cumulative, total, limits)
     right = total[:, None, None] - left
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
-    allowed = candidate_mask(sorted_x, w_left, w_right, *limits)
+    if with_nan:
+        allowed &= heavy_enough(w_left, w_right, limits[1])
+    else:
+        allowed = candidate_mask(sorted_x, w_left, w_right, *limits)
+    if monotonic is not None:
+        constraint, lower, upper = monotonic
+        constraint = constraint[features][:, None]
+        value_left = split_values(left, w_left, criterion)
+        value_right = split_values(right, w_right, criterion)
+        ok = monotonic_ok(value_left, value_right, constraint, lower, upper)
+        allowed &= (constraint == 0) | ok
     scores = torch.where(allowed, scores, float("-inf"))
     best = scores.max()
     if best == float("-inf"):
         return None
     # argmax returns the first True: the first feature in `features` order that
-    # ties with the best, then its smallest threshold
+    # ties with the best, then its first candidate in search order
     tied = is_tie_or_best(scores, best, tie_tolerance(total, criterion))
-    j, pos = divmod(int(torch.argmax(tied.reshape(-1).to(torch.uint8))), n - 1)
-    threshold = midpoint(float(sorted_x[j, pos]), float(sorted_x[j, pos + 1]))
-    return Candidate(float(scores[j, pos]), j, features[j], threshold, left[:, j, pos])
+    j, col = divmod(int(torch.argmax(tied.reshape(-1).to(torch.uint8))), scores.shape[1])
+    if col == n - 1:  # (only with NaN) every known value left, the NaN alone on the right
+        threshold, missing_left = float("inf"), False
+    else:
+        pos = col - n if col >= n else col  # the threshold follows the pos+1 smallest values
+        threshold = midpoint(float(sorted_x[j, pos]), float(sorted_x[j, pos + 1]))
+        if with_nan and int(n_missing[j]) > 0:
+            missing_left = col >= n
+        else:  # no NaN seen here: a NaN will follow the child with more samples
+            missing_left = pos + 1 > n - pos - 1
+    return Candidate(
+        float(scores[j, col]), j, features[j], threshold, left[:, j, col], missing_left=missing_left
+    )
 
 
 def best_categorical_candidate(x, stats, total, criterion, limits):
@@ -226,6 +220,7 @@ def best_split(
     min_samples_leaf=1,
     min_weight_leaf=0.0,
     root_weight=None,
+    monotonic=None,
 ):
     """Find the best split of one node, or ``None`` if no candidate is allowed.
 
@@ -248,6 +243,11 @@ def best_split(
     root_weight : float, optional
         Weight of the tree's root; the improvement is scaled by
         ``node_weight / root_weight`` as scikit-learn does. Default: this node's.
+    monotonic : tuple, optional
+        ``(constraints, lower, upper)``: a float64 tensor with -1, 0 or +1 per
+        feature (of the value :func:`split_values` reads) and the node's bounds;
+        a split on a constrained feature must keep both children's values in
+        the bounds and in order (Chapter 6).
 
     Returns
     -------
@@ -261,7 +261,7 @@ def best_split(
     ordinal = [f for f in features if f not in categorical]
     candidates = []
     if ordinal:
-        best = best_ordinal_candidate(X, stats, total, ordinal, criterion, limits)
+        best = best_ordinal_candidate(X, stats, total, ordinal, criterion, limits, monotonic)
         candidates += [best._replace(rank=features.index(best.feature))] if best else []
     for rank, f in enumerate(features):
         found = f in categorical and best_categorical_candidate(
@@ -286,4 +286,11 @@ def make_split(best, total, criterion, root_weight=None):
     wl, wr = float(node_weight(best.left, criterion)), float(node_weight(right, criterion))
     root_weight = w if root_weight is None else root_weight
     improvement = (w / root_weight) * (imp - wr / w * imp_r - wl / w * imp_l)
-    return Split(best.feature, best.threshold, improvement, imp, imp_l, imp_r, best.categorical)
+    # scikit-learn's Criterion.middle_value: the children's values, halved, summed
+    middle = float(
+        split_values(best.left, 2 * wl, criterion) + split_values(right, 2 * wr, criterion)
+    )
+    return Split(
+        best.feature, best.threshold, improvement, imp, imp_l, imp_r, best.categorical,
+        best.missing_left, middle,
+    )  # fmt: skip

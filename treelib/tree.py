@@ -24,6 +24,7 @@ from ._validation import (
     check_max_leaf_nodes,
     check_min_samples_leaf,
     check_min_samples_split,
+    check_monotonic_cst,
     check_predict_input,
     check_real,
 )
@@ -90,11 +91,28 @@ def apply_class_weight(class_weight, classes, y, sample_weight):
     return sample_weight
 
 
+def check_categorical_columns(X, rules):
+    """Categorical features take no NaN and no monotonic constraint (Chapter 6)."""
+    for f in sorted(rules.categorical):
+        if X is not None and bool(X[:, f].isnan().any()):
+            raise ValueError(
+                f"Categorical feature {f} has missing values (NaN); give them a category "
+                "of their own (e.g. -1) or impute them."
+            )
+        if rules.monotonic is not None and float(rules.monotonic[f]) != 0:
+            raise ValueError(f"Categorical feature {f} cannot have a monotonic constraint.")
+
+
 class BaseDecisionTree(BaseEstimator):
     """What the classifier and the regressor share. Introduced in Chapter 2."""
 
     _criteria = ()
     _is_classifier = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN is a missing value (Chapter 6)
+        return tags
 
     def _stopping_rules(self, n_samples, n_features, total_weight):
         min_samples_leaf = check_min_samples_leaf(self.min_samples_leaf, n_samples)
@@ -112,14 +130,20 @@ class BaseDecisionTree(BaseEstimator):
             categorical=check_categorical_features(
                 self.categorical_features, n_features, getattr(self, "feature_names_in_", None)
             ),
-        )
+            monotonic=check_monotonic_cst(
+                self.monotonic_cst, n_features,
+                len(self.classes_) if self._is_classifier else None,
+            ),
+        )  # fmt: skip
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
-        X, y, w = check_fit_input(self, X, y, sample_weight, classifier=self._is_classifier)
+        X, y, w = check_fit_input(
+            self, X, y, sample_weight, classifier=self._is_classifier, allow_nan=True
+        )
         if self._is_classifier:
             w = apply_class_weight(self.class_weight, self.classes_, y, w)
-        if not self._grows_from_bins():
+        if not self._grows_from_bins() or bool(X.isnan().any()):
             return self._fit_tensors(X, y, w)
         # The histogram builder reads X only to bin it: bin the rows that count, free X.
         keep, device = w > 0, self._device()
@@ -129,11 +153,15 @@ class BaseDecisionTree(BaseEstimator):
         return self._fit_tensors(X, y, w, bins)
 
     def _grows_from_bins(self):
-        """Is this a tree the histogram builder grows (from the bins alone, Chapter 7)?"""
+        """Is this a tree the histogram builder grows (from the bins alone, Chapter 7)?
+
+        Not with NaN in X (the caller checks): see :meth:`_grow`.
+        """
         return (
             bins_wanted(self.tree_method, self.max_bins)
             and self.max_leaf_nodes is None
             and self.categorical_features is None
+            and self.monotonic_cst is None
         )
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -173,6 +201,7 @@ class BaseDecisionTree(BaseEstimator):
         rules = self._stopping_rules(len(w), n_features, float(w.sum()))
         n_classes = len(self.classes_) if self._is_classifier else None
         stats = target_stats(y, w, criterion, n_classes)
+        check_categorical_columns(X, rules)
         keep = w > 0  # zero-weight samples take no part, as in scikit-learn
         seed = check_random_state(self.random_state).randint(2**31)
         device = self._device()
@@ -201,7 +230,8 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Categorical features are only handled by the recursive builder. With
+        Categorical features, missing values (NaN) and monotonic constraints
+        are only handled by the recursive builder (Chapter 6). With
         ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
         exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
@@ -215,16 +245,22 @@ class BaseDecisionTree(BaseEstimator):
         with one_cpu_thread(stats.device):
             if max_leaf_nodes is not None:
                 return grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes)
-            if self.tree_method == "recursive" or rules.categorical:
+            if self._needs_recursive(X, rules):
                 return grow_tree(X, stats, criterion, rules, seed)
             search = None  # exact
             if self.tree_method == "hist":
                 search = HistogramSearch(X, stats, self.max_bins, criterion, bins)
             return grow_tree_levelwise(X, stats, criterion, rules, seed, search)
 
+    def _needs_recursive(self, X, rules):
+        """Must the recursive builder grow this tree? (See :meth:`_grow`.)"""
+        if self.tree_method == "recursive" or rules.categorical or rules.monotonic is not None:
+            return True
+        return X is not None and bool(X.isnan().any())
+
     def apply(self, X):
         """Index of the leaf each sample ends up in (int64, as scikit-learn)."""
-        return self._leaves_of_tensor(check_predict_input(self, X)).cpu().numpy()
+        return self._leaves_of_tensor(check_predict_input(self, X, allow_nan=True)).cpu().numpy()
 
     def decision_path(self, X):
         """The nodes each sample passes through, as scikit-learn's ``decision_path``.
@@ -247,7 +283,7 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.apply_tensor(X.to(self._device()))
 
     def _leaf_values(self, X):
-        return self._leaf_values_of_tensor(check_predict_input(self, X))
+        return self._leaf_values_of_tensor(check_predict_input(self, X, allow_nan=True))
 
     def _leaf_values_of_tensor(self, X):
         """Leaf values for an already validated float32 tensor (used by forests)."""
@@ -306,6 +342,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Cost-complexity pruning (Chapter 2): after growing, keep the subtree
         with the largest effective alpha at most ``ccp_alpha``
         (:mod:`treelib.pruning`). 0: no pruning.
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Monotonic constraints (Chapter 6): 1 where the prediction (the
+        probability of the second class, for a binary classifier) may only rise
+        with the feature, -1 where it may only fall, 0 for no constraint. As
+        scikit-learn: a split on a constrained feature must keep its children's
+        values in order and within the bounds its ancestors set; not for
+        multiclass problems.
     categorical_features : indices, boolean mask, column names or None, default=None
         Features whose values are unordered codes: they are split one-vs-rest,
         ``x == c`` left and ``x != c`` right (Chapter 6).
@@ -361,6 +404,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         max_leaf_nodes=None,
         class_weight=None,
         ccp_alpha=0.0,
+        monotonic_cst=None,
         categorical_features=None,
         tree_method="levelwise",
         max_bins=255,
@@ -377,6 +421,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.max_leaf_nodes = max_leaf_nodes
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
         self.categorical_features = categorical_features
         self.tree_method = tree_method
         self.max_bins = max_bins
@@ -430,6 +475,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         min_impurity_decrease=0.0,
         max_leaf_nodes=None,
         ccp_alpha=0.0,
+        monotonic_cst=None,
         categorical_features=None,
         tree_method="levelwise",
         max_bins=255,
@@ -445,6 +491,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
         self.categorical_features = categorical_features
         self.tree_method = tree_method
         self.max_bins = max_bins

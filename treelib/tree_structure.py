@@ -22,6 +22,7 @@ from scipy import sparse
 from sklearn import get_config
 
 from ._validation import _as_numpy
+from .rules import goes_left, more_samples_left
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -54,6 +55,12 @@ class Tree:
     categorical : ndarray of bool, shape (node_count,)
         True where the split is one-vs-rest: ``x == threshold`` goes left
         (Chapter 6). Not in scikit-learn, whose splits are all ``x <= threshold``.
+    missing_go_to_left : ndarray of uint8, shape (node_count,)
+        1 where a sample whose feature is NaN goes left (Chapter 6). A split
+        that saw NaN in training sends it to the side that scored better; one
+        that saw none, to the child that had more training samples (the right
+        one on equal counts), as scikit-learn 1.9. Builders that never see NaN
+        may leave it out: it is then computed from ``n_node_samples``. Leaves: 0.
     node_count, capacity, max_depth, n_features, n_outputs, max_n_classes : int
     n_classes : ndarray of int64 (intp), shape (n_outputs,)
         ``[n_classes]`` for a classifier, ``[1]`` for a regressor.
@@ -69,9 +76,15 @@ class Tree:
         "n_node_samples": np.intp,
         "weighted_n_node_samples": np.float64,
         "categorical": np.bool_,
+        "missing_go_to_left": np.uint8,
     }
 
     def __init__(self, device=None, n_features=None, **fields):
+        if fields.get("missing_go_to_left") is None:
+            fields["missing_go_to_left"] = more_samples_left(
+                *(_as_numpy(fields[name]) for name in ("children_left", "children_right")),
+                _as_numpy(fields["n_node_samples"]),
+            )
         for name, dtype in self.FIELDS.items():
             setattr(self, name, np.ascontiguousarray(_as_numpy(fields[name]), dtype=dtype))
         self.device = str(torch.device("cpu" if device is None else device))
@@ -85,6 +98,10 @@ class Tree:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._tensors = {}
+        if "missing_go_to_left" not in state:  # pickled before treelib 0.3
+            self.missing_go_to_left = more_samples_left(
+                self.children_left, self.children_right, self.n_node_samples
+            )
 
     @property
     def node_count(self):
@@ -110,11 +127,6 @@ class Tree:
     def n_classes(self):
         """Classes per output, ``np.array([max_n_classes])``."""
         return np.full(self.n_outputs, self.max_n_classes, dtype=np.intp)
-
-    @property
-    def missing_go_to_left(self):
-        """scikit-learn's per-node NaN direction; treelib has no NaN support: zeros."""
-        return np.zeros(self.node_count, dtype=np.uint8)
 
     @property
     def n_leaves(self):
@@ -206,9 +218,11 @@ class Tree:
                 rows, node = rows[inner], node[inner]
             x = torch.take(X, rows * p + torch.take(t.feature, node)).double()
             threshold = torch.take(t.threshold, node)
-            left = x <= threshold
-            if any_categorical:
-                left = torch.where(torch.take(t.categorical, node), x == threshold, left)
+            left = goes_left(
+                x, threshold,
+                torch.take(t.categorical, node) if any_categorical else False,
+                torch.take(t.missing_go_to_left, node).bool(),
+            )  # fmt: skip
             left_child = torch.take(t.children_left, node)
             node = torch.where(left, left_child, torch.take(t.children_right, node))
         return leaf
