@@ -227,3 +227,26 @@ def test_rules_live_in_one_module():
     assert split.goes_left is rules.goes_left is grow.goes_left is tree_structure.goes_left
     assert split.is_tie_or_best is rules.is_tie_or_best
     assert treelib.levelwise.is_tie_or_best is rules.is_tie_or_best
+
+
+def test_export_shows_where_nan_goes():
+    """export_text and plot_tree name the NaN side of a tree that saw NaN, and only then."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    X = np.array([[1.0], [2.0], [3.0], [4.0], [np.nan], [np.nan]])
+    tree = DecisionTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1, 1, 1])
+    text = treelib.export_text(tree)
+    assert text.splitlines()[0] == "|--- feature_0 <= 2.50"
+    assert text.splitlines()[2] == "|--- feature_0 >  2.50 or NaN"
+    _, ax = plt.subplots()
+    boxes = [a.get_text() for a in treelib.plot_tree(tree, ax=ax)]
+    assert "NaN goes right" in boxes[0]
+    plt.close("all")
+    clean = DecisionTreeClassifier(max_depth=1).fit(X[:4], [0, 0, 1, 1])
+    assert "NaN" not in treelib.export_text(clean)
+    assert treelib.export_text(clean) == sktree.export_text(
+        sktree.DecisionTreeClassifier(max_depth=1).fit(X[:4], [0, 0, 1, 1])
+    )

@@ -30,7 +30,13 @@ def _fitted_arrays(tree):
     check_is_fitted(tree, "tree_")
     arrays = {name: np.asarray(getattr(tree.tree_, name)) for name in Tree.FIELDS}
     arrays.setdefault("categorical", np.zeros(len(arrays["feature"]), dtype=bool))
-    return SimpleNamespace(**arrays)
+    # where NaN goes is shown when the tree saw NaN in training (Chapter 6)
+    return SimpleNamespace(**arrays, show_missing=getattr(tree, "_missing_in_fit", False))
+
+
+def _or_missing(t, node, left):
+    """`` or NaN`` on the branch a NaN takes, in a tree that saw NaN (else nothing)."""
+    return " or NaN" if t.show_missing and bool(t.missing_go_to_left[node]) == left else ""
 
 
 def _names(names, default, what):
@@ -71,7 +77,9 @@ def export_text(
 ):
     """The rules of a fitted tree as indented text, as ``sklearn.tree.export_text``.
 
-    Introduced in Chapter 2 (notebooks/02_cart_classification).
+    Introduced in Chapter 2 (notebooks/02_cart_classification). In a tree
+    that saw missing values in training, the branch a NaN takes ends in
+    ``or NaN`` (Chapter 6; scikit-learn does not show it).
 
     Parameters
     ----------
@@ -145,9 +153,9 @@ def export_text(
         else:
             name, threshold = feature_names[t.feature[node]], number(t.threshold[node])
             yes, no = _operators(t, node)
-            lines.append(f"{indent} {name} {yes} {threshold}")
+            lines.append(f"{indent} {name} {yes} {threshold}{_or_missing(t, node, True)}")
             write(t.children_left[node], depth + 1)
-            lines.append(f"{indent} {name} {no} {threshold}")
+            lines.append(f"{indent} {name} {no} {threshold}{_or_missing(t, node, False)}")
             write(t.children_right[node], depth + 1)
 
     write(0, 1)
@@ -160,6 +168,8 @@ def _box_text(t, node, names, criterion, precision):
     if t.children_left[node] != TREE_LEAF:
         rule = f"{_operators(t, node)[0]} {round(t.threshold[node], precision)}"
         lines.append(f"{names.features[t.feature[node]]} {rule}")
+        if t.show_missing:
+            lines.append("NaN goes " + ("left" if t.missing_go_to_left[node] else "right"))
     if criterion is not None:
         lines.append(f"{criterion} = {round(t.impurity[node], precision)}")
     lines.append(f"samples = {t.n_node_samples[node]}")
@@ -227,7 +237,9 @@ def plot_tree(
 ):
     """Draw a fitted tree with matplotlib, one box per node, as ``sklearn.tree.plot_tree``.
 
-    Introduced in Chapter 2 (notebooks/02_cart_classification).
+    Introduced in Chapter 2 (notebooks/02_cart_classification). In a tree
+    that saw missing values in training, a split's box says where NaN goes
+    (Chapter 6).
 
     A box shows the rule, impurity, samples, value (class counts, or the mean)
     and class. Leaves sit side by side in left-to-right order, one row per depth,

@@ -211,6 +211,8 @@ class BaseDecisionTree(BaseEstimator):
                 X, bins = X[keep], None if bins is None else bins.select(keep)
         X, stats = None if X is None else X.to(device), stats.to(device)
         bins = None if bins is None else bins.to(device)
+        # (a tree that saw NaN shows where NaN goes in export_text and plot_tree)
+        self._missing_in_fit = X is not None and bool(X.isnan().any())
         tree = self._grow(X, stats, criterion, rules, seed, bins)
         tree.n_features = n_features
         self.tree_ = prune(tree, ccp_alpha)  # pruning post-processes any builder's tree
@@ -256,7 +258,7 @@ class BaseDecisionTree(BaseEstimator):
         """Must the recursive builder grow this tree? (See :meth:`_grow`.)"""
         if self.tree_method == "recursive" or rules.categorical or rules.monotonic is not None:
             return True
-        return X is not None and bool(X.isnan().any())
+        return self._missing_in_fit
 
     def apply(self, X):
         """Index of the leaf each sample ends up in (int64, as scikit-learn)."""
