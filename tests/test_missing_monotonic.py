@@ -250,3 +250,60 @@ def test_export_shows_where_nan_goes():
     assert treelib.export_text(clean) == sktree.export_text(
         sktree.DecisionTreeClassifier(max_depth=1).fit(X[:4], [0, 0, 1, 1])
     )
+
+
+# --- forests ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+@pytest.mark.parametrize("tree_method", ["recursive", "levelwise", "hist"])
+def test_forest_with_nan_equals_scikit_learns_trees_on_its_samples(kind, tree_method):
+    """Each tree of a forest fitted with NaN is scikit-learn's tree on that tree's sample.
+
+    treelib draws its own bootstrap samples, so compare tree by tree: refit
+    scikit-learn on the rows (and counts) each treelib tree drew, with every
+    feature searched (max_features=None keeps the comparison tie-free).
+    """
+    forest_class = (
+        treelib.RandomForestClassifier if kind == "classifier" else (treelib.RandomForestRegressor)
+    )
+    compared = 0
+    for seed in range(40):
+        X, y, _, params, X_new = random_problem(seed, kind)
+        forest = forest_class(
+            n_estimators=3, max_features=None, random_state=seed, tree_method=tree_method,
+            **params,
+        ).fit(X, y)  # fmt: skip
+        for tree, rows in zip(forest.estimators_, forest.estimators_samples_):
+            counts = np.bincount(rows, minlength=len(X)).astype(np.float64)
+            theirs = tie_free_sklearn_fit(kind, X, y, counts, params)
+            if theirs is None or not tie_free_for_treelib(
+                treelib_class(kind), X, y, counts, params
+            ):
+                continue
+            assert_same_as_sklearn(tree, theirs, X_new, kind)
+            compared += 1
+        if compared >= 20:
+            break
+    assert compared >= 20
+    assert forest.predict(X_new).shape == (len(X_new),)
+
+
+def test_forest_monotonic_cst():
+    """A forest of monotonic trees is monotonic; multiclass is refused with scikit-learn's error."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 2)).astype(np.float32)
+    y = np.sin(3 * X[:, 0]) + X[:, 1] + 0.3 * rng.normal(size=300)
+    forest = treelib.RandomForestRegressor(n_estimators=10, monotonic_cst=[1, 0], random_state=0)
+    forest.fit(X, y)
+    sweep = np.repeat(X[:1], 200, 0)
+    sweep[:, 0] = np.linspace(-3, 3, 200)
+    assert (np.diff(forest.predict(sweep)) >= -1e-12).all()
+    y3 = rng.integers(0, 3, 300)
+    from sklearn.ensemble import RandomForestClassifier as SkForest
+
+    with pytest.raises(ValueError) as theirs:
+        SkForest(monotonic_cst=[1, 0]).fit(X, y3)
+    with pytest.raises(ValueError) as ours:
+        treelib.RandomForestClassifier(monotonic_cst=[1, 0]).fit(X, y3)
+    assert str(ours.value) == str(theirs.value)

@@ -204,7 +204,8 @@ def check_monotonic_cst(value, n_features, n_classes=None):
     cst = np.asarray(value)
     if cst.shape[0] != n_features:
         raise ValueError(
-            f"monotonic_cst has shape {cst.shape[0]} but the input data X has {n_features} features."
+            f"monotonic_cst has shape {cst.shape[0]} but the input data X has "
+            f"{n_features} features."
         )
     if not np.all(np.isin(cst, (-1, 0, 1))):
         raise ValueError(

@@ -120,7 +120,8 @@ def batchable(tree, n_samples, n_features):
     """The stopping rules if ``tree``'s settings can be grown batched, else None.
 
     Introduced in Chapter 7. Covered: the level-wise and histogram builders
-    without categorical features, ``min_weight_fraction_leaf=0`` (otherwise
+    without categorical features, monotonic constraints or NaN in X (the
+    caller checks), ``min_weight_fraction_leaf=0`` (otherwise
     each tree's minimum leaf weight depends on its bootstrap total), no
     ``max_leaf_nodes``, no pruning, no class weights of the tree's own. Invalid
     settings also give None: the tree-by-tree path then raises their error.
@@ -146,7 +147,7 @@ def batchable(tree, n_samples, n_features):
         tree._device()
     except (ValueError, TypeError):
         return None
-    return None if rules.categorical else rules
+    return None if rules.categorical or rules.monotonic is not None else rules
 
 
 def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=1):
@@ -202,6 +203,7 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=1
         for tree, tree_ in zip(batch, grown):
             tree_.n_features = X.shape[1]
             tree.tree_, tree.max_features_, tree.n_outputs_ = tree_, rules.max_features, 1
+            tree._missing_in_fit = False  # (batched only without NaN)
             if first._is_classifier:
                 tree.n_classes_ = n_classes
         if progress is not None:

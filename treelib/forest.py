@@ -128,10 +128,15 @@ class BaseForest(BaseEstimator):
 
     _tree_class = None
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN is a missing value (Chapter 6)
+        return tags
+
     def _tree_params(self):
         names = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf")
         names += ("min_weight_fraction_leaf", "max_features", "min_impurity_decrease")
-        names += ("max_leaf_nodes", "ccp_alpha")
+        names += ("max_leaf_nodes", "ccp_alpha", "monotonic_cst")
         names += ("categorical_features", "tree_method", "max_bins", "device")
         return {name: getattr(self, name) for name in names}
 
@@ -165,7 +170,7 @@ class BaseForest(BaseEstimator):
         self
         """
         classifier = self._tree_class is DecisionTreeClassifier
-        X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier)
+        X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
         self._check_params()
         self._draw_weights = None  # rows drawn uniformly unless class weights say otherwise
         if classifier:
@@ -261,7 +266,8 @@ class BaseForest(BaseEstimator):
         """
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
-        if bins_wanted(self.tree_method, self.max_bins):
+        missing = bool(X.isnan().any())  # NaN: the recursive builder grows each tree
+        if bins_wanted(self.tree_method, self.max_bins) and not missing:
             bins = bin_columns(X, self.max_bins)
         trees = []
         for seed in seeds:
@@ -279,7 +285,8 @@ class BaseForest(BaseEstimator):
         per_tree = getattr(self, "class_weight", None) == "balanced_subsample"
         with tqdm(total=len(trees), desc="trees", disable=not self.verbose) as bar:
             n_jobs = effective_n_jobs(self.n_jobs)  # None: 1, -1: every core
-            if not per_tree and fit_trees_batched(trees, X, y, weight_of, bins, bar.update, n_jobs):
+            batched = not (per_tree or missing)
+            if batched and fit_trees_batched(trees, X, y, weight_of, bins, bar.update, n_jobs):
                 return trees
             for i, tree in enumerate(trees):
                 tree._fit_tensors(X, y, weight_of(i), bins)
@@ -331,7 +338,7 @@ class BaseForest(BaseEstimator):
         -------
         ndarray of int64, shape (n_samples, n_estimators)
         """
-        X = check_predict_input(self, X)
+        X = check_predict_input(self, X, allow_nan=True)
         return np.stack([self._leaves(tree, X) for tree in self], axis=1)
 
     @staticmethod
@@ -353,7 +360,7 @@ class BaseForest(BaseEstimator):
         n_nodes_ptr : ndarray of shape (n_estimators + 1,)
             Columns ``n_nodes_ptr[i]:n_nodes_ptr[i + 1]`` belong to tree ``i``.
         """
-        X = check_predict_input(self, X)
+        X = check_predict_input(self, X, allow_nan=True)
         paths = [tree.tree_.path_matrix(self._leaves(tree, X)) for tree in self]
         n_nodes_ptr = np.cumsum([0] + [path.shape[1] for path in paths])
         return sparse.hstack(paths).tocsr(), n_nodes_ptr
@@ -437,6 +444,10 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         Draws per bootstrap sample: None: n; an int: that many; a float:
         ``max(1, int(max_samples * n))``. More than n is allowed (draws are with
         replacement). Needs ``bootstrap=True``.
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Monotonic constraints passed to every tree (Chapter 6): 1 increasing,
+        -1 decreasing, 0 none; a binary classifier constrains the probability
+        of its second class; not for multiclass problems.
     random_state : int, RandomState or None, default=None
         Tree ``i`` gets the ``i``-th integer drawn from it as its seed.
     verbose : bool, default=False
@@ -482,6 +493,7 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         oob_score=False,
         n_jobs=None,
         max_samples=None,
+        monotonic_cst=None,
         random_state=None,
         verbose=False,
         warm_start=False,
@@ -505,6 +517,7 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         self.oob_score = oob_score
         self.n_jobs = n_jobs
         self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
         self.random_state = random_state
         self.verbose = verbose
         self.warm_start = warm_start
@@ -519,7 +532,7 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
 
     def predict_proba(self, X):
         """Soft vote: the mean of the trees' class probabilities."""
-        X = check_predict_input(self, X)
+        X = check_predict_input(self, X, allow_nan=True)
         return self._tree_outputs(X).mean(0)
 
     def predict_log_proba(self, X):
@@ -534,7 +547,7 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
 
     def predict_majority(self, X):
         """Hard vote, for comparison: the class most trees predict (lowest on a tie)."""
-        X = check_predict_input(self, X)
+        X = check_predict_input(self, X, allow_nan=True)
         votes = self._tree_outputs(X).argmax(2)  # (n_trees, n_samples)
         counts = np.stack([(votes == k).sum(0) for k in range(len(self.classes_))], axis=1)
         return self.classes_[np.argmax(counts, axis=1)]
@@ -568,6 +581,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         oob_score=False,
         n_jobs=None,
         max_samples=None,
+        monotonic_cst=None,
         random_state=None,
         verbose=False,
         warm_start=False,
@@ -590,6 +604,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.oob_score = oob_score
         self.n_jobs = n_jobs
         self.max_samples = max_samples
+        self.monotonic_cst = monotonic_cst
         self.random_state = random_state
         self.verbose = verbose
         self.warm_start = warm_start
@@ -604,5 +619,5 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
 
     def predict(self, X):
         """The mean of the trees' predictions."""
-        X = check_predict_input(self, X)
+        X = check_predict_input(self, X, allow_nan=True)
         return self._tree_outputs(X).mean(0)[:, 0]

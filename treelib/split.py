@@ -108,8 +108,9 @@ def missing_value_candidates(sorted_x, cumulative, total, limits):
     """Every candidate of features with NaN: the missing samples on either side (Chapter 6).
 
     ``sorted_x`` (f, n) holds each feature's values sorted with NaN last and
-    ``cumulative`` (n_stats, f, n) the cumulative sums of their statistics. As scikit-learn 1.9's splitter, the candidates come in three blocks,
-    in the order that breaks ties: every threshold with the NaN on the right;
+    ``cumulative`` (n_stats, f, n) the cumulative sums of their statistics.
+    As scikit-learn 1.9's splitter, the candidates come in three blocks, in
+    the order that breaks ties: every threshold with the NaN on the right;
     all non-missing values left and the NaN alone on the right (threshold
     ``inf``); every threshold with the NaN on the left. Returns the left
     statistics (n_stats, f, 2n-1), the allowed mask (f, 2n-1) without the
