@@ -29,14 +29,9 @@ NOTEBOOKS = sorted((ROOT / "notebooks").rglob("[0-9][0-9]_*.ipynb"))
 # (chapter, object as the call names it, (first, last)):
 #     (where the object is defined, first line of the window, last line of the window)
 WINDOWS = {
-    ("02_cart_classification", "treelib.Tree.apply_tensor", (18, 20)): (
+    ("02_cart_classification", "treelib.Tree.apply_tensor", (18, 24)): (
         "treelib.tree_structure.Tree.apply_tensor",
-        "            x = torch.take(X, rows * p + torch.take(t.feature, node)).double()",
-        "            left = x <= threshold",
-    ),
-    ("02_cart_classification", "treelib.Tree.apply_tensor", (23, 24)): (
-        "treelib.tree_structure.Tree.apply_tensor",
-        "            left_child = torch.take(t.children_left, node)",
+        "            x = torch.take(X, rows * p + torch.take(t.feature, node))",
         "            node = torch.where(left, left_child, torch.take(t.children_right, node))",
     ),
     ("02_cart_classification", "treelib.pruning.weakest_link_pruning", (36, 54)): (

@@ -216,13 +216,11 @@ class Tree:
             if not bool(inner.all()):
                 leaf[rows[~inner]] = node[~inner]
                 rows, node = rows[inner], node[inner]
-            x = torch.take(X, rows * p + torch.take(t.feature, node)).double()
+            x = torch.take(X, rows * p + torch.take(t.feature, node))
             threshold = torch.take(t.threshold, node)
-            left = goes_left(
-                x, threshold,
-                torch.take(t.categorical, node) if any_categorical else False,
-                torch.take(t.missing_go_to_left, node).bool(),
-            )  # fmt: skip
+            categorical = torch.take(t.categorical, node) if any_categorical else False
+            missing_left = torch.take(t.missing_go_to_left, node).bool()
+            left = goes_left(x, threshold, categorical, missing_left)  # treelib.rules
             left_child = torch.take(t.children_left, node)
             node = torch.where(left, left_child, torch.take(t.children_right, node))
         return leaf
