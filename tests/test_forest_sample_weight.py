@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn import ensemble, tree
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_iris, make_classification
 from sklearn.utils.class_weight import compute_sample_weight
 
 from treelib import (
@@ -45,6 +45,21 @@ def test_class_weight_and_the_same_sample_weight_grow_the_same_forest(class_weig
             np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_sample_and_class_weights_multiply(bootstrap):
+    """scikit-learn's test_class_weights_forest, its single-output part."""
+    X, y = load_iris(return_X_y=True)
+    w = np.where(y == 1, 100.0, 1.0)
+    class_weight = {0: 1.0, 1: 100.0, 2: 1.0}
+    params = dict(n_estimators=20, bootstrap=bootstrap, random_state=0)
+    for library in (ensemble, None):
+        cls = ensemble.RandomForestClassifier if library else RandomForestClassifier
+        by_sample = cls(**params).fit(X, y, sample_weight=w**2)
+        both = cls(**params, class_weight=class_weight).fit(X, y, sample_weight=w)
+        np.testing.assert_allclose(both.feature_importances_, by_sample.feature_importances_)
+        np.testing.assert_array_equal(both.predict_proba(X), by_sample.predict_proba(X))
+
+
 @pytest.mark.parametrize("max_samples", [None, 0.5, 1.0, 40])
 @pytest.mark.parametrize("class_weight", [None, "balanced_subsample"])
 def test_forest_draws_the_rows_sklearn_draws_with_sample_weight(max_samples, class_weight):
@@ -64,6 +79,7 @@ def test_forest_draws_the_rows_sklearn_draws_with_sample_weight(max_samples, cla
         assert our_tree.tree_.n_node_samples[0] == their_tree.tree_.n_node_samples[0]
 
 
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
 def test_regressor_with_sample_weight_is_sklearns():
     # all features at every node (the regressor's default), continuous data and leaves of
     # at least 5 rows: no ties, so the same draws grow the same trees
