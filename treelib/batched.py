@@ -11,6 +11,8 @@ stopping rules are the builders' own (:func:`treelib.levelwise.grow_levels`):
 a forest grown batched equals the forest grown tree by tree.
 """
 
+from inspect import signature
+
 import torch
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
@@ -25,6 +27,9 @@ from .tree import one_cpu_thread
 BATCH_ELEMENTS = 2**21  # (tree, sample, feature) triples per batch of the exact search
 HIST_BATCH_SAMPLES = 2**20  # (tree, sample) pairs per batch of the histogram search
 GPU_BATCH_SCALE = 64  # on a GPU, batches 64 times larger (a forest of 100 trees in one)
+# batches handed back as they are grown (the progress bar moves); joblib before 1.3
+# (scikit-learn 1.6 accepts 1.2) hands them back all at the end
+AS_DONE = {"return_as": "generator"} if "return_as" in signature(Parallel).parameters else {}
 
 
 def trees_per_batch(n_samples, n_features, histogram=False, device="cpu"):
@@ -219,7 +224,7 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=N
         return delayed(grow_batch)(Xd, yd, weights, criterion, rules, seeds, n_classes, bins)
 
     # torch releases the GIL inside its operations: threads run side by side
-    parallel = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")
+    parallel = Parallel(n_jobs=n_jobs, prefer="threads", **AS_DONE)
     with one_cpu_thread(device):
         for start, grown in zip(starts, parallel(job(start) for start in starts)):
             batch = trees[start : start + step]
