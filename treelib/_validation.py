@@ -5,6 +5,7 @@ import numbers
 
 import numpy as np
 import torch
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -119,13 +120,29 @@ def check_min_samples_leaf(value, n_samples):
     raise ValueError(f"min_samples_leaf must be an int >= 1 or a float in (0, 1); got {value!r}.")
 
 
-def check_min_samples_split(value, n_samples):
-    """An int >= 2, or a float in (0, 1] meaning ``max(2, ceil(value * n_samples))``."""
+def invalid_parameter(name, owner, allowed, value):
+    """scikit-learn's error for a parameter outside its constraints, word for word.
+
+    An ``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``), as
+    scikit-learn's parameter validation raises it: "The 'name' parameter of
+    Owner must be allowed. Got value instead."
+    """
+    return InvalidParameterError(
+        f"The {name!r} parameter of {owner} must be {allowed}. Got {value!r} instead."
+    )
+
+
+def check_min_samples_split(value, n_samples, owner="DecisionTreeClassifier"):
+    """An int >= 2, or a float in (0, 1] meaning ``max(2, ceil(value * n_samples))``.
+
+    Otherwise scikit-learn's error, naming the estimator class ``owner``.
+    """
     if _is_int(value) and value >= 2:
         return int(value)
     if _is_float(value) and 0.0 < value <= 1.0:
         return max(2, int(math.ceil(value * n_samples)))
-    raise ValueError(f"min_samples_split must be an int >= 2 or a float in (0, 1]; got {value!r}.")
+    allowed = "an int in the range [2, inf) or a float in the range (0.0, 1.0]"
+    raise invalid_parameter("min_samples_split", owner, allowed, value)
 
 
 def check_max_depth(value):

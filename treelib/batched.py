@@ -11,9 +11,10 @@ stopping rules are the builders' own (:func:`treelib.levelwise.grow_levels`):
 a forest grown batched equals the forest grown tree by tree.
 """
 
-from concurrent.futures import ThreadPoolExecutor
+from inspect import signature
 
 import torch
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
 from ._validation import check_criterion
@@ -26,6 +27,9 @@ from .tree import one_cpu_thread
 BATCH_ELEMENTS = 2**21  # (tree, sample, feature) triples per batch of the exact search
 HIST_BATCH_SAMPLES = 2**20  # (tree, sample) pairs per batch of the histogram search
 GPU_BATCH_SCALE = 64  # on a GPU, batches 64 times larger (a forest of 100 trees in one)
+# batches handed back as they are grown (the progress bar moves); joblib before 1.3
+# (scikit-learn 1.6 accepts 1.2) hands them back all at the end
+AS_DONE = {"return_as": "generator"} if "return_as" in signature(Parallel).parameters else {}
 
 
 def trees_per_batch(n_samples, n_features, histogram=False, device="cpu"):
@@ -116,6 +120,18 @@ def grow_trees_batched(X, y, weights, criterion, rules, seeds, n_classes=None, b
     return assemble_trees(levels, device)
 
 
+def grow_batch(X, y, weights, criterion, rules, seeds, n_classes=None, bins=None):
+    """:func:`grow_trees_batched` on one CPU thread: one job of :func:`fit_trees_batched`.
+
+    Introduced in Chapter 7. A module-level function of tensors and plain
+    objects, so that joblib can send it to another process or machine (its
+    ``loky`` and Dask backends pickle it); it returns the trees' structures,
+    which come back the same way.
+    """
+    with one_cpu_thread(X.device):
+        return grow_trees_batched(X, y, weights, criterion, rules, seeds, n_classes, bins)
+
+
 def batchable(tree, n_samples, n_features):
     """The stopping rules if ``tree``'s settings can be grown batched, else None.
 
@@ -150,7 +166,7 @@ def batchable(tree, n_samples, n_features):
     return None if rules.categorical or rules.monotonic is not None else rules
 
 
-def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=1):
+def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=None):
     """Fit unfitted trees, a batch at a time, as their ``_fit_tensors`` would.
 
     Introduced in Chapter 7. The trees share every parameter except
@@ -167,10 +183,15 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=1
         ``X``'s bins, for ``tree_method="hist"``.
     progress : callable or None
         Called with the number of trees of each batch grown (a progress bar).
-    n_jobs : int
-        Threads that grow batches side by side, each on one CPU core; the
-        number of batches is rounded up towards a multiple of ``n_jobs``, so
-        that the threads get about the same work. The trees do not depend on it.
+    n_jobs : int or None
+        Jobs that grow batches side by side, each on one CPU core, through
+        ``joblib.Parallel(n_jobs, prefer="threads")`` as scikit-learn's forests:
+        threads, unless a joblib backend is active (``joblib.parallel_config``
+        or ``parallel_backend``: ``"loky"`` processes, a Dask cluster), which
+        is then used; None: one job, or the active backend's count. The number
+        of batches is rounded up towards a multiple of the jobs, so that they
+        get about the same work. The trees depend neither on it nor on the
+        backend (each batch depends only on its trees' seeds and weights).
         On a GPU one thread grows the batches one after the other: threads
         launching kernels on one GPU only get in each other's way (a forest
         of 100 trees grew 3 times slower with 16 threads than with one).
@@ -191,30 +212,29 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=1
     bins = None if first.tree_method != "hist" else bins.to(device)
     n_trees = len(trees)
     n_jobs = n_jobs if device.type == "cpu" else 1
+    n_parallel = effective_n_jobs(n_jobs)  # None: 1, or the active joblib backend's count
     n_batches = -(-n_trees // trees_per_batch(*X.shape, histogram=bins is not None, device=device))
-    n_batches = -(-n_batches // n_jobs) * n_jobs  # towards a multiple of the threads: balance
+    n_batches = -(-n_batches // n_parallel) * n_parallel  # towards a multiple of the jobs
     step = -(-n_trees // n_batches)
+    starts = range(0, n_trees, step)
 
-    def grow(start):  # one batch of trees; each thread runs its tensor ops on its own core
+    def job(start):  # one batch of trees: its seeds and weights, drawn here
         batch = trees[start : start + step]
         seeds = [check_random_state(tree.random_state).randint(2**31) for tree in batch]
         weights = [weight_of(start + i) for i in range(len(batch))]
-        grown = grow_trees_batched(Xd, yd, weights, criterion, rules, seeds, n_classes, bins)
-        for tree, tree_ in zip(batch, grown):
-            tree_.n_features = X.shape[1]
-            tree.tree_, tree.max_features_, tree.n_outputs_ = tree_, rules.max_features, 1
-            tree._missing_in_fit = False  # (batched only without NaN)
-            if first._is_classifier:
-                tree.n_classes_ = n_classes
-        if progress is not None:
-            progress(len(batch))
+        return delayed(grow_batch)(Xd, yd, weights, criterion, rules, seeds, n_classes, bins)
 
-    starts = range(0, n_trees, step)
+    # torch releases the GIL inside its operations: threads run side by side
+    parallel = Parallel(n_jobs=n_jobs, prefer="threads", **AS_DONE)
     with one_cpu_thread(device):
-        if n_jobs == 1 or len(starts) == 1:
-            for start in starts:
-                grow(start)
-        else:  # torch releases the GIL inside its operations: the threads run side by side
-            with ThreadPoolExecutor(n_jobs) as pool:
-                list(pool.map(grow, starts))
+        for start, grown in zip(starts, parallel(job(start) for start in starts)):
+            batch = trees[start : start + step]
+            for tree, tree_ in zip(batch, grown):
+                tree_.n_features = X.shape[1]
+                tree.tree_, tree.max_features_, tree.n_outputs_ = tree_, rules.max_features, 1
+                tree._missing_in_fit = False  # (batched only without NaN)
+                if first._is_classifier:
+                    tree.n_classes_ = n_classes
+            if progress is not None:
+                progress(len(batch))
     return True

@@ -1,7 +1,9 @@
 """Random forests: many decorrelated trees, averaged.
 
 Introduced in Chapter 5 (``notebooks/05_random_forest``). Each tree is grown on
-a bootstrap sample (drawn as integer sample weights) and searches only
+a bootstrap sample (its draw counts are its sample weights; with
+``sample_weight`` or ``class_weight`` the rows are drawn with probabilities
+proportional to the weights, as in scikit-learn 1.9) and searches only
 ``max_features`` random features per node; the forest averages the trees'
 probabilities (soft voting) or predictions, as scikit-learn does.
 """
@@ -10,7 +12,6 @@ import warnings
 
 import numpy as np
 import torch
-from joblib import effective_n_jobs
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
@@ -19,7 +20,15 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
-from ._validation import _is_float, _is_int, bins_wanted, check_fit_input, check_predict_input
+from ._validation import (
+    _is_float,
+    _is_int,
+    bins_wanted,
+    check_fit_input,
+    check_min_samples_split,
+    check_predict_input,
+    invalid_parameter,
+)
 from .batched import fit_trees_batched
 from .hist import bin_columns
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor, apply_class_weight
@@ -69,8 +78,8 @@ def bootstrap_indices(seed, n_samples, n_draws, p=None):
         Rows to draw from, and how many draws (with replacement).
     p : array-like of shape (n_samples,) or None, default=None
         Draw row ``i`` with probability proportional to ``p[i]`` (scikit-learn's
-        ``RandomState.choice`` recipe); None: uniformly (``randint``). The forest
-        classifiers use it with class weights (``class_weight``), as scikit-learn.
+        ``RandomState.choice`` recipe); None: uniformly (``randint``). The forests
+        use it with sample weights and class weights, as scikit-learn 1.9.
 
     Returns
     -------
@@ -83,19 +92,20 @@ def bootstrap_indices(seed, n_samples, n_draws, p=None):
     return draws.astype(np.int32)
 
 
-def n_bootstrap_draws(max_samples, n_samples):
-    """Draws per bootstrap sample, as scikit-learn counts them. Introduced in Chapter 5.
+def n_bootstrap_draws(max_samples, n_samples, sample_weight=None):
+    """Draws per bootstrap sample, as scikit-learn 1.9 counts them. Introduced in Chapter 5.
 
     Parameters
     ----------
     max_samples : None, int >= 1 or float > 0
         None: ``n_samples`` draws; an int: that many; a float: ``max(1,
-        int(max_samples * n_samples))``. Values above ``n_samples`` (or 1.0) are
-        allowed: draws are with replacement. Sample weights do not change the
-        count (each draw picks a row uniformly; the weight multiplies its count),
-        except with ``class_weight`` (see :class:`RandomForestClassifier`), where
-        a float counts weighted rows.
+        int(max_samples * n))`` with ``n`` the number of rows, or the sum of
+        ``sample_weight`` when the rows are drawn by weight (then a row of
+        integer weight ``k`` counts as ``k`` rows). Values above ``n_samples``
+        (or 1.0) are allowed: draws are with replacement.
     n_samples : int
+    sample_weight : ndarray of shape (n_samples,) or None, default=None
+        The weights the rows are drawn by (see :class:`RandomForestClassifier`).
 
     Returns
     -------
@@ -105,18 +115,26 @@ def n_bootstrap_draws(max_samples, n_samples):
         return n_samples
     if _is_int(max_samples) and max_samples >= 1:
         return int(max_samples)
-    if _is_float(max_samples) and max_samples > 0.0:
-        n_draws = max(int(max_samples * n_samples), 1)
-        if n_draws < max(10, n_samples ** (1 / 3)):
-            warnings.warn(
-                f"Using the fractional value max_samples={max_samples!r} when the number of "
-                f"samples is {n_samples} results in a low number ({n_draws}) of bootstrap "
-                "samples. We recommend passing `max_samples` as an integer instead.",
-                UserWarning,
-                stacklevel=3,
-            )
-        return n_draws
-    raise ValueError(f"max_samples must be None, an int >= 1 or a float > 0; got {max_samples!r}.")
+    if not (_is_float(max_samples) and max_samples > 0.0):
+        raise ValueError(
+            f"max_samples must be None, an int >= 1 or a float > 0; got {max_samples!r}."
+        )
+    if sample_weight is None:
+        n_weighted = n_samples
+        of_what = f"the number of samples is {n_weighted}"
+    else:
+        n_weighted = sample_weight.sum()
+        of_what = f"the total sum of sample weights is {n_weighted}"
+    n_draws = max(int(max_samples * n_weighted), 1)
+    if n_draws < max(10, n_samples ** (1 / 3)):
+        warnings.warn(
+            f"Using the fractional value {max_samples=} when {of_what} results in a low "
+            f"number ({n_draws}) of bootstrap samples. We recommend passing `max_samples` "
+            "as an integer instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return n_draws
 
 
 class BaseForest(BaseEstimator):
@@ -141,17 +159,29 @@ class BaseForest(BaseEstimator):
         return {name: getattr(self, name) for name in names}
 
     def _check_params(self):
+        """scikit-learn's checks of the forest's own parameters, with its errors."""
+        owner = type(self).__name__
         if not (_is_int(self.n_estimators) and self.n_estimators >= 1):
-            raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}.")
+            allowed = "an int in the range [1, inf)"
+            raise invalid_parameter("n_estimators", owner, allowed, self.n_estimators)
         if not (self.n_jobs is None or _is_int(self.n_jobs)):
-            raise ValueError(f"n_jobs must be None or an int; got {self.n_jobs!r}.")
+            raise invalid_parameter("n_jobs", owner, "an instance of 'int' or None", self.n_jobs)
+        max_samples = self.max_samples
+        if not (
+            max_samples is None
+            or (_is_int(max_samples) and max_samples >= 1)
+            or (_is_float(max_samples) and max_samples > 0.0)
+        ):
+            allowed = "None, a float in the range (0.0, inf) or an int in the range [1, inf)"
+            raise invalid_parameter("max_samples", owner, allowed, max_samples)
+        check_min_samples_split(self.min_samples_split, 1, owner)  # named after the forest
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError(
                 "`max_sample` cannot be set if `bootstrap=False`. Either switch to "
                 "`bootstrap=True` or set `max_sample=None`."
             )
         if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score=True needs bootstrap=True (no sample is out of bag).")
+            raise ValueError("Out of bag estimation only available if bootstrap=True")
 
     def fit(self, X, y, sample_weight=None):
         """Grow ``n_estimators`` trees on bootstrap samples.
@@ -164,25 +194,32 @@ class BaseForest(BaseEstimator):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,) or None, default=None
+            As scikit-learn 1.9: with ``bootstrap``, each tree draws its rows
+            with probabilities proportional to the weights (times the class
+            weights, if any) and is grown on its draw counts alone, so an
+            integer weight ``k`` acts like ``k`` copies of the row in the
+            draws; without ``bootstrap`` every tree is grown on the weights.
 
         Returns
         -------
         self
         """
+        self._check_params()  # first, as scikit-learn validates its parameters
         classifier = self._tree_class is DecisionTreeClassifier
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
-        self._check_params()
-        self._draw_weights = None  # rows drawn uniformly unless class weights say otherwise
+        weighted = sample_weight is not None
         if classifier:
-            w = self._class_weighted(y, w, sample_weight is not None)
+            w, weighted = self._class_weighted(y, w, weighted)
         n = X.shape[0]
         self._n_samples = n
-        n_weighted = n  # a float max_samples counts weighted rows, as scikit-learn
-        if self._draw_weights is not None and _is_float(self.max_samples):
-            n_weighted = float(self._draw_weights.sum())
+        # scikit-learn 1.9: with bootstrap, rows are drawn with probabilities
+        # proportional to the weights (sample_weight times the class weights)
+        # and each tree gets its draw counts alone; without, the trees get the weights
+        self._draw_weights = w.numpy() if weighted and self.bootstrap else None
         self._n_samples_bootstrap = n
         if self.bootstrap:
-            self._n_samples_bootstrap = n_bootstrap_draws(self.max_samples, n_weighted)
+            self._n_samples_bootstrap = n_bootstrap_draws(self.max_samples, n, self._draw_weights)
+            w = torch.ones_like(w)
         self.estimator_ = self._tree_class(**self._tree_params())
         if classifier:
             self.n_classes_ = len(self.classes_)
@@ -195,22 +232,26 @@ class BaseForest(BaseEstimator):
         return self
 
     def _class_weighted(self, y, w, weighted):
-        """The sample weights the trees start from, with scikit-learn 1.9's class weights.
+        """The sample weights times scikit-learn 1.9's class weights.
 
         As scikit-learn's forests: a dict or ``"balanced"`` (class frequencies
         counted with the sample weights) gives each row the weight
-        ``sample_weight * class_weight``; with ``bootstrap`` this product is
-        the probability of drawing the row (kept in ``_draw_weights``) and the
-        trees get the bootstrap counts alone, without it the trees get the
-        product. ``"balanced_subsample"`` (with ``bootstrap``) leaves the draws
-        uniform and :meth:`_in_bag_counts` multiplies each tree's counts by the
-        balanced weights of its own draws. Without ``class_weight`` the sample
-        weights multiply the bootstrap counts (treelib's rule, Chapter 5).
+        ``sample_weight * class_weight``. ``"balanced_subsample"`` (with
+        ``bootstrap``) leaves the sample weights as they are, and
+        :meth:`_in_bag_counts` multiplies each tree's counts by the balanced
+        weights of its own draws; without ``bootstrap`` it is ``"balanced"``.
+
+        Returns
+        -------
+        w : float64 tensor of shape (n_samples,)
+        weighted : bool
+            Whether any weights were given (sample or class weights): then
+            :meth:`fit` draws the bootstrap rows by weight.
         """
         class_weight = self.class_weight
         self._subsample_classes = None
         if class_weight is None:
-            return w
+            return w, weighted
         if class_weight in ("balanced", "balanced_subsample") and self.warm_start:
             warnings.warn(
                 'class_weight presets "balanced" or "balanced_subsample" are not recommended '
@@ -224,14 +265,10 @@ class BaseForest(BaseEstimator):
             )
         if class_weight == "balanced_subsample" and self.bootstrap:
             self._subsample_classes = y.numpy()
-            return w
+            return w, weighted
         if class_weight in ("balanced", "balanced_subsample"):
             class_weight = dict(zip(self.classes_, balanced_weights(y, w if weighted else None)))
-        w = apply_class_weight(class_weight, self.classes_, y, w)
-        if not self.bootstrap:
-            return w
-        self._draw_weights = w.numpy()
-        return torch.ones_like(w)
+        return apply_class_weight(class_weight, self.classes_, y, w), True
 
     def _new_seeds(self):
         """Seeds of the trees to grow; a warm start skips those of the trees it keeps.
@@ -279,12 +316,12 @@ class BaseForest(BaseEstimator):
                 tree.classes_ = self.classes_
             trees.append(tree)
 
-        def weight_of(i):  # tree i's weights: its bootstrap counts times the sample weights
+        def weight_of(i):  # tree i's weights: its bootstrap counts (w is then ones), or w
             return w * torch.from_numpy(self._in_bag_counts(seeds[i], n))
 
         per_tree = getattr(self, "class_weight", None) == "balanced_subsample"
         with tqdm(total=len(trees), desc="trees", disable=not self.verbose) as bar:
-            n_jobs = effective_n_jobs(self.n_jobs)  # None: 1, -1: every core
+            n_jobs = self.n_jobs  # through joblib: None is the active backend's count
             batched = not (per_tree or missing)
             if batched and fit_trees_batched(trees, X, y, weight_of, bins, bar.update, n_jobs):
                 return trees
@@ -418,13 +455,13 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
     class_weight : dict, "balanced", "balanced_subsample" or None, default=None
         As scikit-learn 1.9 (Chapter 6). A dict or ``"balanced"`` (``n_w /
         (n_classes * w_k)`` with ``w_k`` the class's total sample weight) gives
-        each row the weight ``sample_weight * class weight``: with ``bootstrap``
-        each tree draws its rows with probabilities proportional to it and is
-        grown on the draw counts alone; without, the trees are grown on it.
-        ``"balanced_subsample"`` draws uniformly and multiplies each tree's
-        counts by the balanced weights of its own draws (repeats counted);
-        without ``bootstrap`` it is ``"balanced"``. The trees themselves get no
-        ``class_weight``.
+        each row the weight ``sample_weight * class weight``, used as
+        ``sample_weight`` alone is (see ``fit``): a class weight and the same
+        weights given as ``sample_weight`` grow the same forest.
+        ``"balanced_subsample"`` draws by ``sample_weight`` alone (uniformly
+        without it) and multiplies each tree's counts by the balanced weights
+        of its own draws (repeats counted); without ``bootstrap`` it is
+        ``"balanced"``. The trees themselves get no ``class_weight``.
     max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
         Features each node searches, drawn afresh at every node.
     bootstrap : bool, default=True
@@ -434,12 +471,16 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         accuracy, or ``oob_score(y, y_pred)`` if a callable (as scikit-learn,
         ``y`` holds class indices ``0..K-1``).
     n_jobs : int or None, default=None
-        Threads that grow the trees (None: one; -1: one per core), as
-        scikit-learn's. It acts where the trees are grown in batches (Chapter
-        7: the level-wise and histogram builders, without categorical features
-        or ``class_weight="balanced_subsample"``); each thread grows its own
-        batches on one CPU core. Elsewhere, and on a GPU (``device``), the
-        trees grow one after another. Results never depend on ``n_jobs``.
+        Parallel jobs that grow the trees, through joblib as in scikit-learn
+        (None: one, unless a ``joblib.parallel_config`` or
+        ``parallel_backend`` context says otherwise; -1: one per core). Threads
+        by default; an active joblib backend (``"loky"`` processes, a Dask
+        cluster's ``"dask"``) is used instead. It acts where the trees are
+        grown in batches (Chapter 7: the level-wise and histogram builders,
+        without categorical features or ``class_weight="balanced_subsample"``);
+        each job grows its own batches on one CPU core. Elsewhere, and on a
+        GPU (``device``), the trees grow one after another. Results never
+        depend on ``n_jobs`` or the backend.
     max_samples : int, float or None, default=None
         Draws per bootstrap sample: None: n; an int: that many; a float:
         ``max(1, int(max_samples * n))``. More than n is allowed (draws are with

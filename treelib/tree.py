@@ -116,7 +116,9 @@ class BaseDecisionTree(BaseEstimator):
 
     def _stopping_rules(self, n_samples, n_features, total_weight):
         min_samples_leaf = check_min_samples_leaf(self.min_samples_leaf, n_samples)
-        min_samples_split = check_min_samples_split(self.min_samples_split, n_samples)
+        min_samples_split = check_min_samples_split(
+            self.min_samples_split, n_samples, type(self).__name__
+        )
         fraction = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
         return StoppingRules(
             max_depth=check_max_depth(self.max_depth),
