@@ -117,10 +117,10 @@ def parse_junit(path):
             if node is not None:
                 outcome = {"failure": "failed", "error": "errors", "skipped": "skipped"}[tag]
                 message = node.get("message") or (node.text or "").strip()
-                if message.startswith("ValueError: All the") and node.text:
+                if "fits failed" in message and node.text:
                     # cross-validation: the error of the fits is in the details
-                    inner = re.findall(r"^(?:E\s+)?(\w+(?:Error|Exception): .*)$", node.text, re.M)
-                    message = f"{inner[-1]} (in {message[:40]}...)" if inner else message
+                    inner = re.findall(r"^\s*(\w+(?:Error|Exception): \S.*)$", node.text, re.M)
+                    message = f"{inner[-1]} (all fits of a cross-validation)" if inner else message
                 break
         message = " ".join(message.split())
         props = {p.get("name"): p.get("value") for p in case.iter("property")}

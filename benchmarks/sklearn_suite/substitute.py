@@ -33,6 +33,7 @@ import sklearn.ensemble._forest
 import sklearn.ensemble._weight_boosting
 import sklearn.tree
 import sklearn.tree._classes
+from sklearn.base import clone
 
 import treelib
 
@@ -145,6 +146,13 @@ def install():
 
 
 install()
+
+# The changed default must survive get_params / clone (sklearn re-creates estimators
+# from get_params(); a default that clone lost would test the wrong builder).
+for _cls in SUBSTITUTED.values():
+    if "tree_method" in inspect.signature(_cls.__init__).parameters:
+        assert clone(_cls()).get_params()["tree_method"] == BUILDER, _cls
+_created.clear()
 
 
 def _used_in_params(item):
