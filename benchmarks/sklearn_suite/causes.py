@@ -13,6 +13,10 @@ RULES = [
     (r"Input X contains (NaN|infinity)", "missing values (NaN) in X not supported"),
     (r"Sparse data was passed for X", "sparse X not supported"),
     (r"Sparse data was passed for y", "sparse y not supported"),
+    # test_public_apply_sparse_trees: tree_.apply(csr_matrix) packs sparse rows
+    (r"setting an array element with a sequence", "sparse X not supported (tree_.apply)"),
+    # test_backend_respected: joblib.parallel_backend("testing") counted no task
+    (r"MyBackend object", "n_jobs: fit does not use joblib's active backend"),
     (r"y should be a 1d array, got an array of shape", "multi-output y not supported"),
     (r"criterion must be one of \[.*\]; got '(\w+)'", r"criterion not supported: \1"),
     (r"criterion must be one of .*; got <", "criterion object (Cython Criterion) not supported"),
