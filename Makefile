@@ -22,7 +22,7 @@ NBVAL_FLAGS := --nbval --nbval-current-env \
 
 .DEFAULT_GOAL := help
 .PHONY: help setup book lint browser-deps axe-core test-unit test-notebooks test-all test test-colab clean distclean \
-        student-notebooks colab-notebooks book-no-solutions pdf assignments grade
+        student-notebooks colab-notebooks book-no-solutions pdf assignments grade sklearn-suite
 
 help:
 	@echo "make book            build the book into _build/html (uses stored notebook outputs)"
@@ -38,6 +38,7 @@ help:
 	@echo "make pdf             the whole book as one PDF: _build/pdf/trees-from-scratch.pdf"
 	@echo "make assignments     otter-grader assignments of every chapter: _build/assignments/"
 	@echo "make grade ASSIGNMENT=NN_topic SUBMISSIONS=DIR   grade a class: DIR/grades.csv, DIR/feedback/"
+	@echo "make sklearn-suite   scikit-learn's own tree/forest/AdaBoost tests on treelib (BUILDERS=...)"
 	@echo "make setup           create .venv and install the pinned toolchain"
 	@echo "make axe-core        install the pinned axe-core (npm) for the accessibility tests"
 	@echo "make clean           remove build output and caches (keeps .venv)"
@@ -175,6 +176,14 @@ test: setup lint book browser-deps axe-core test-all
 # installed with --no-deps, each notebook alone in an empty folder (several minutes).
 test-colab: $(STAMP)
 	$(PY) tests/colab_like.py
+
+# scikit-learn's own test files for trees, forests, AdaBoost and monotonic trees, run on
+# treelib's estimators, once per builder (benchmarks/README.md, "scikit-learn's own
+# tests"): benchmarks/results/sklearn_suite*.{csv,txt}. Not part of make test (minutes).
+# BUILDERS="hist" runs one builder only.
+BUILDERS ?= recursive levelwise hist
+sklearn-suite: $(STAMP)
+	$(PY) benchmarks/sklearn_suite/run.py --builder $(BUILDERS)
 
 # --- housekeeping ------------------------------------------------------------------
 

@@ -1,0 +1,253 @@
+"""Run scikit-learn's own tree and ensemble tests on treelib's estimators.
+
+    .venv/bin/python benchmarks/sklearn_suite/run.py [--builder recursive levelwise hist]
+
+For each builder it copies the four test files of the installed scikit-learn into a
+temporary folder and runs pytest there with scikit-learn's conftest (its fixtures)
+and substitute.py (treelib's estimators in place of scikit-learn's), then writes
+
+- benchmarks/results/sklearn_suite.csv: per builder and file, all items and the
+  items in scope (all but those exclusions.txt lists), passed / failed / errors /
+  skipped;
+- benchmarks/results/sklearn_suite_failures.txt: every item that did not pass, with
+  a one-line reason and its cause (causes.py), per builder;
+- benchmarks/results/sklearn_suite_causes.txt: the items that did not pass, counted
+  by cause, per builder.
+
+Builders not run keep their rows (the files are updated, not rewritten).
+See benchmarks/README.md, "scikit-learn's own tests".
+"""
+
+import argparse
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import sklearn
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+sys.path.insert(0, str(HERE))
+from causes import cause_of  # noqa: E402
+
+BUILDERS = ("recursive", "levelwise", "hist")
+SKLEARN = Path(sklearn.__file__).parent
+FILES = [
+    "tree/tests/test_tree.py",
+    "tree/tests/test_monotonic_tree.py",
+    "ensemble/tests/test_forest.py",
+    "ensemble/tests/test_weight_boosting.py",
+]
+UNTOUCHED = set()  # tests that made none of the four files' estimators
+FIELDS = ["builder", "file", "scope", "passed", "failed", "errors", "skipped", "total", "pass_rate"]
+
+
+def read_exclusions():
+    """{"file.py::test_function": reason} from exclusions.txt."""
+    out = {}
+    for line in (HERE / "exclusions.txt").read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            test, reason = line.split(None, 1)
+            out[test] = reason
+    return out
+
+
+def run_pytest(builder, workdir, jobs, timeout, extra):
+    """Run the copied files under pytest; return the JUnit XML path."""
+    junit = workdir / f"junit-{builder}.xml"
+    env = dict(os.environ)
+    env["TREELIB_SUITE_BUILDER"] = builder
+    env["TREELIB_SUITE_TIMEOUT"] = str(timeout)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(HERE), str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
+    env.setdefault("OMP_NUM_THREADS", "1")  # two workers on two cores: one thread each
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "sklearn.conftest",  # global_random_seed, global_dtype, ...
+        "-p",
+        "substitute",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rN",
+        "--tb=line",
+        f"--junitxml={junit}",
+        "-o",
+        "junit_family=xunit1",
+        "-o",
+        "junit_logging=no",
+        *([f"-n{jobs}"] if jobs > 1 else []),
+        *extra,
+        # the four files, unless the extra arguments name tests themselves
+        *([] if any(".py" in a for a in extra) else [Path(f).name for f in FILES]),
+    ]
+    start = time.time()
+    log = workdir / f"pytest-{builder}.log"
+    with log.open("w") as fh:
+        subprocess.run(cmd, cwd=workdir, env=env, check=False, stdout=fh, stderr=subprocess.STDOUT)
+    last = log.read_text().strip().splitlines()[-1:]
+    took = time.time() - start
+    print(f"[{builder}] {' '.join(last)}; {took:.0f} s (pytest's output: {log})", flush=True)
+    return junit
+
+
+def parse_junit(path):
+    """[(file, test id, outcome, message)] from pytest's JUnit XML."""
+    items = []
+    for case in ET.parse(path).getroot().iter("testcase"):
+        file = case.get("classname").split(".")[0] + ".py"
+        test_id = f"{file}::{case.get('name')}"
+        outcome, message = "passed", ""
+        for tag in ("failure", "error", "skipped"):
+            node = case.find(tag)
+            if node is not None:
+                outcome = {"failure": "failed", "error": "errors", "skipped": "skipped"}[tag]
+                message = node.get("message") or (node.text or "").strip()
+                if "fits failed" in message and node.text:
+                    # cross-validation: the error of the fits is in the details
+                    inner = re.findall(r"^\s*(\w+(?:Error|Exception): \S.*)$", node.text, re.M)
+                    message = f"{inner[-1]} (all fits of a cross-validation)" if inner else message
+                break
+        message = " ".join(message.split())
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        if not props.get("estimators") and outcome != "skipped":
+            UNTOUCHED.add(test_id.split("[")[0])
+        items.append((file, test_id, outcome, message))
+    return items
+
+
+def counts(items):
+    c = Counter(outcome for _, _, outcome, _ in items)
+    row = {k: c.get(k, 0) for k in ("passed", "failed", "errors", "skipped")}
+    row["total"] = len(items)
+    ran = len(items) - row["skipped"]
+    row["pass_rate"] = f"{row['passed'] / ran:.3f}" if ran else ""
+    return row
+
+
+def excluded(test_id, exclusions):
+    return test_id.split("[")[0] in exclusions
+
+
+def summarise(builder, items, exclusions):
+    rows, lines = [], []
+    files = [Path(f).name for f in FILES]
+    for scope in ("all", "in_scope"):
+        chosen = [it for it in items if scope == "all" or not excluded(it[1], exclusions)]
+        for file in files + ["ALL"]:
+            sub = [it for it in chosen if file in ("ALL", it[0])]
+            rows.append({"builder": builder, "file": file, "scope": scope, **counts(sub)})
+    causes = Counter()
+    for _file, test_id, outcome, message in items:
+        if outcome in ("failed", "errors"):
+            scope = "excluded" if excluded(test_id, exclusions) else "in scope"
+            cause = cause_of(message)
+            if scope == "in scope":
+                causes[cause] += 1
+            lines.append(f"{builder}\t{test_id}\t{outcome}\t{scope}\t{cause}\t{message[:300]}")
+    return rows, lines, causes
+
+
+def update(path, builders, header, new_lines):
+    """Keep the lines of other builders in a tab-separated or CSV text file."""
+    kept = []
+    if path.exists():
+        for line in path.read_text().splitlines()[1:]:
+            if line and line.split("\t" if "\t" in line else ",")[0] not in builders:
+                kept.append(line)
+    path.write_text("\n".join([header] + kept + new_lines) + "\n")
+
+
+def reclassify(exclusions):
+    """Rewrite the cause and scope columns of the failures file, and the causes file."""
+    path = RESULTS / "sklearn_suite_failures.txt"
+    header, *lines = path.read_text().splitlines()
+    out, causes = [], {}
+    for line in lines:
+        builder, test_id, outcome, _, _, message = line.split("\t", 5)
+        scope = "excluded" if excluded(test_id, exclusions) else "in scope"
+        cause = cause_of(message)
+        if scope == "in scope":
+            causes.setdefault(builder, Counter())[cause] += 1
+        out.append("\t".join([builder, test_id, outcome, scope, cause, message]))
+    path.write_text("\n".join([header] + out) + "\n")
+    summary = [f"{b}\t{n}\t{c}" for b, cs in causes.items() for c, n in cs.most_common()]
+    update(RESULTS / "sklearn_suite_causes.txt", list(causes), "builder\titems\tcause", summary)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--builder", nargs="+", choices=BUILDERS, default=list(BUILDERS))
+    parser.add_argument("--jobs", "-n", type=int, default=2, help="pytest-xdist workers")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per test")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument(
+        "--reclassify",
+        action="store_true",
+        help="only recompute the causes of the stored failures (after editing causes.py)",
+    )
+    parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
+    args = parser.parse_args(argv)
+
+    exclusions = read_exclusions()
+    if args.reclassify:
+        return reclassify(exclusions)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix="sklearn_suite_"))
+    (workdir / "pytest.ini").write_text("[pytest]\n")  # rootdir here, no repository config
+    for f in FILES:
+        shutil.copy(SKLEARN / f, workdir / Path(f).name)
+    all_rows, all_lines, summary = [], [], []
+    for builder in args.builder:
+        junit = run_pytest(builder, workdir, args.jobs, args.timeout, args.pytest_args)
+        rows, lines, causes = summarise(builder, parse_junit(junit), exclusions)
+        all_rows += rows
+        all_lines += lines
+        summary += [f"{builder}\t{n}\t{cause}" for cause, n in causes.most_common()]
+        for row in rows:
+            if row["file"] == "ALL":
+                numbers = ", ".join(f"{k}={row[k]}" for k in FIELDS[3:])
+                print(f"[{builder}] {row['scope']}: {numbers}")
+    unlisted = sorted(UNTOUCHED - set(exclusions))
+    if unlisted:
+        print("These tests made no tree or ensemble estimator; exclude them in exclusions.txt?")
+        print("\n".join("  " + t for t in unlisted))
+    if not args.keep:
+        shutil.rmtree(workdir)
+    else:
+        print(f"kept {workdir}")
+
+    csv_path = RESULTS / "sklearn_suite.csv"
+    old = []
+    if csv_path.exists():
+        with csv_path.open() as fh:
+            old = [r for r in csv.DictReader(fh) if r["builder"] not in args.builder]
+    with csv_path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(sorted(old + all_rows, key=lambda r: BUILDERS.index(r["builder"])))
+    update(
+        RESULTS / "sklearn_suite_failures.txt",
+        args.builder,
+        "builder\ttest\toutcome\tscope\tcause\tmessage",
+        all_lines,
+    )
+    update(RESULTS / "sklearn_suite_causes.txt", args.builder, "builder\titems\tcause", summary)
+
+
+if __name__ == "__main__":
+    main()
