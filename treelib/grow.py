@@ -6,14 +6,14 @@ vectorised over samples and features. Chapter 7 grows whole levels at once.
 """
 
 import math
-from typing import NamedTuple
 
 import torch
 
 from .criteria import CLASSIFICATION_CRITERIA, CRITERIA, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
-from .rules import (  # noqa: F401  (is_leaf_before_search: Chapter 2 lists it from here)
+from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named from here)
     FEATURE_THRESHOLD,
+    StoppingRules,
     child_bounds,
     clip_value,
     goes_left,
@@ -22,19 +22,6 @@ from .rules import (  # noqa: F401  (is_leaf_before_search: Chapter 2 lists it f
 )
 from .split import best_split
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
-
-
-class StoppingRules(NamedTuple):
-    """Resolved hyper-parameters that decide when a node becomes a leaf."""
-
-    max_depth: int
-    min_samples_split: int
-    min_samples_leaf: int
-    min_weight_leaf: float
-    min_impurity_decrease: float
-    max_features: int
-    categorical: frozenset = frozenset()  # features split one-vs-rest (Chapter 6)
-    monotonic: object = None  # float64 tensor: -1, 0 or +1 per feature, or None (Chapter 6)
 
 
 def draw_features(X, max_features, key):

@@ -30,14 +30,16 @@ from .levelwise import (
     whole_sums,
 )
 from .node_random import search_ranks
-from .split import (
-    FEATURE_THRESHOLD,
+from .rules import (
+    FEATURE_THRESHOLD,  # noqa: F401  (named in the docstrings)
+    big_enough,
+    distinct,
     heavy_enough,
     is_tie_or_best,
     midpoints,
-    split_scores,
     tie_tolerance,
 )
+from .split import split_scores
 
 MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
 MAX_SCAN = 2**17  # non-empty cells scanned for splits at a time (whole nodes): bounds memory
@@ -462,7 +464,7 @@ class HistogramSearch:
         """
         f = features.reshape(-1) * self.n_bins
         low, high = take(self.low, f + first), take(self.high, f + last)
-        return high <= low + FEATURE_THRESHOLD
+        return ~distinct(low, high)
 
     def sorted_cells(self, hist, counts, pair_cells):
         """:meth:`listed_cells` from the cell of each (slot, sample) pair: a sort, no scan.
@@ -597,11 +599,10 @@ class HistogramSearch:
         f = row % slots if features is None else take(features, row)
         rank = take(ranks, row)
         low, high = take(self.low, f * B + nxt), take(self.high, f * B + b)
-        allowed = same_row & (low > high + FEATURE_THRESHOLD) & (rank < p)  # p: not searched
+        allowed = same_row & distinct(high, low) & (rank < p)  # p: not searched
         if rules.min_samples_leaf > 1:
             n_left = left_of(n_in)
-            n_right = sizes.index_select(0, g) - n_left
-            allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
+            allowed &= big_enough(n_left, sizes.index_select(0, g) - n_left, rules.min_samples_leaf)
         scores = masked_scores(left, columns(total, g), allowed, rules, criterion)
         tol = tie_tolerance(total, criterion)
         winner = segmented_argmax(scores, g, rank * B + b, count, tol)  # ties: rank, then bin
@@ -656,12 +657,11 @@ class HistogramSearch:
             -1,
         )
         searched = (ranks < p)[..., None]  # p: a slot not searched
-        allowed = present & (nxt < INF) & (nxt > high + FEATURE_THRESHOLD) & searched
+        allowed = present & (nxt < INF) & distinct(high, nxt) & searched
         left = hist.cumsum(-1).to(total.dtype)
         if rules.min_samples_leaf > 1:
             n_left = counts.cumsum(-1)
-            n_right = sizes[:, None, None] - n_left
-            allowed &= (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)
+            allowed &= big_enough(n_left, sizes[:, None, None] - n_left, rules.min_samples_leaf)
         scores = masked_scores(left, total[:, :, None, None], allowed, rules, criterion)
         scores = scores.view(count, slots * B)
         best = scores.amax(1, keepdim=True)

@@ -17,17 +17,20 @@ round differently from the recursive builder's per-node sums still tie.
 
 import torch
 
-from ._validation import EPSILON
 from .criteria import CRITERIA, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
-from .split import (
-    FEATURE_THRESHOLD,
+from .rules import (
+    big_enough,
+    distinct,
+    goes_left,
     heavy_enough,
+    is_leaf_before_search,
     is_tie_or_best,
     midpoints,
-    split_scores,
     tie_tolerance,
+    too_small_a_decrease,
 )
+from .split import split_scores
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
 BLOCK = 2**15  # elements per block (of rows, or piece of a row) scored together: bounds memory
@@ -295,7 +298,7 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, tr
 def leaves_big_enough(sizes, node, min_samples_leaf):
     """Per position: would both children keep ``min_samples_leaf`` samples?"""
     n_left = torch.arange(len(node), device=node.device) - segment_starts(sizes)[node] + 1
-    return (n_left >= min_samples_leaf) & (sizes[node] - n_left >= min_samples_leaf)
+    return big_enough(n_left, sizes[node] - n_left, min_samples_leaf)
 
 
 def block_scores(xs, sorted_stats, shared, rules, criterion):
@@ -311,9 +314,7 @@ def block_scores(xs, sorted_stats, shared, rules, criterion):
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
     allowed = torch.zeros(scores.shape, dtype=torch.bool, device=xs.device)
-    allowed[:, : xs.shape[1] - 1] = (
-        xs[:, 1:] > xs[:, :-1] + FEATURE_THRESHOLD
-    )  # float32, as sklearn
+    allowed[:, : xs.shape[1] - 1] = distinct(xs[:, :-1], xs[:, 1:])  # float32, as sklearn
     allowed &= shared["big_enough"]
     allowed &= heavy_enough(w_left, w_right, rules.min_weight_leaf)
     carry = running[..., -1:].clone()  # not a view: `running` is freed
@@ -321,10 +322,8 @@ def block_scores(xs, sorted_stats, shared, rules, criterion):
 
 
 def node_is_open(sizes, weight, impurity, depth, rules):
-    """The stopping rules of :func:`treelib.grow.is_leaf_before_search`, for a whole level."""
-    closed = (sizes < rules.min_samples_split) | (sizes < 2 * rules.min_samples_leaf)
-    closed |= (weight < 2 * rules.min_weight_leaf) | (impurity <= EPSILON)
-    return ~closed & (depth < rules.max_depth)
+    """The stopping rules of :func:`treelib.rules.is_leaf_before_search`, for a whole level."""
+    return ~is_leaf_before_search(sizes, weight, impurity, depth, rules)
 
 
 class OneHotStats:
@@ -546,7 +545,7 @@ class ExactSearch:
         """``(n_groups, p)``: is the feature constant inside the group?"""
         start = segment_starts(self.sizes)
         last = start + self.sizes - 1
-        return (self.xs[:, last] <= self.xs[:, start] + FEATURE_THRESHOLD).T
+        return ~distinct(self.xs[:, start], self.xs[:, last]).T
 
     def best_splits(self, total, keys, rules, criterion, trees=None):
         """Each open node's best split: ``(group, feature, threshold, left statistics)``.
@@ -641,7 +640,7 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         w, wl, wr = weight[nodes], node_weight(left, criterion), node_weight(right, criterion)
         decrease = impurity[nodes] - wr / w * impurity_of(right) - wl / w * impurity_of(left)
         share = w / root_weight[tree[nodes]]
-        keep = share * decrease + EPSILON >= rules.min_impurity_decrease
+        keep = ~too_small_a_decrease(share * decrease, rules.min_impurity_decrease)
         nodes, f, threshold = nodes[keep], f[keep], threshold[keep]
         if len(nodes) == 0:
             break
@@ -700,7 +699,7 @@ def next_level_nodes(split_values, samples, node, level, grouped=True):
         t = node[a:b]
         c = take(level["child"], t)
         value = split_values(samples[a:b], take(level["feature"], t).clamp_(min=0))
-        goes_right = value.double() > take(level["threshold"], t)
+        goes_right = ~goes_left(value, take(level["threshold"], t))
         child[a:b] = torch.where(c >= 0, c + goes_right, -1)  # -1: a leaf's sample
     if not grouped:
         kept = torch.nonzero(child >= 0).squeeze(1)

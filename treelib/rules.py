@@ -25,6 +25,8 @@ statistics. What they decide is decided here, as scikit-learn decides it
   clipping of node values to them (:func:`clip_value`).
 """
 
+from typing import NamedTuple
+
 import torch
 
 from .criteria import REGRESSION_CRITERIA, node_weight
@@ -171,14 +173,35 @@ def is_tie_or_best(scores, best, tol):
 # --- stopping -----------------------------------------------------------------------------
 
 
+class StoppingRules(NamedTuple):
+    """Resolved hyper-parameters that decide when a node becomes a leaf (Chapter 2).
+
+    The defaults grow until the leaves are pure; the stump of Chapter 1 is
+    ``StoppingRules(max_depth=1, min_samples_leaf=...)``.
+    """
+
+    max_depth: int = 2**31 - 1
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_weight_leaf: float = 0.0
+    min_impurity_decrease: float = 0.0
+    max_features: int = 2**31 - 1  # (all of them)
+    categorical: frozenset = frozenset()  # features split one-vs-rest (Chapter 6)
+    monotonic: object = None  # float64 tensor: -1, 0 or +1 per feature, or None (Chapter 6)
+
+
 def is_leaf_before_search(n, weight, impurity, depth, rules):
-    """scikit-learn's stopping rules that need no split search (Chapter 2)."""
+    """scikit-learn's stopping rules that need no split search (Chapter 2).
+
+    For one node (numbers) or a whole level (tensors, Chapter 7): ``|`` works
+    on both.
+    """
     return (
-        depth >= rules.max_depth
-        or n < rules.min_samples_split
-        or n < 2 * rules.min_samples_leaf
-        or weight < 2 * rules.min_weight_leaf
-        or impurity <= EPSILON
+        (depth >= rules.max_depth)
+        | (n < rules.min_samples_split)
+        | (n < 2 * rules.min_samples_leaf)
+        | (weight < 2 * rules.min_weight_leaf)
+        | (impurity <= EPSILON)
     )
 
 

@@ -8,14 +8,14 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._validation import (
-    EPSILON,
     check_criterion,
     check_fit_input,
     check_min_samples_leaf,
     check_predict_input,
 )
 from .criteria import CLASSIFICATION_CRITERIA, CRITERIA, leaf_value, target_stats
-from .split import best_split, goes_left
+from .rules import StoppingRules, goes_left, is_leaf_before_search
+from .split import best_split
 
 
 class DecisionStump(ClassifierMixin, BaseEstimator):
@@ -72,8 +72,9 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         X, stats = X[w > 0], stats[:, w > 0]  # zero-weight samples take no part
         total = stats.sum(1)
 
-        split = None
-        if CRITERIA[criterion](total) > EPSILON and len(X) >= 2 * min_leaf:
+        split = None  # the trees' stopping rules (Chapter 2), for a tree of depth 1
+        impurity, rules = float(CRITERIA[criterion](total)), StoppingRules(1, 2, min_leaf)
+        if not is_leaf_before_search(len(X), float(total.sum()), impurity, 0, rules):
             split = best_split(X, stats, criterion, min_samples_leaf=min_leaf)
         if split is None:  # pure or unsplittable: both sides predict the whole node
             self.feature_, self.threshold_, self.impurity_decrease_ = None, None, 0.0
@@ -91,7 +92,7 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         X = check_predict_input(self, X)
         if self.feature_ is None:
             return np.repeat(self.value_[:1], len(X), axis=0)
-        goes_right = (X[:, self.feature_].double() > self.threshold_).numpy()
+        goes_right = (~goes_left(X[:, self.feature_], self.threshold_)).numpy()
         return self.value_[goes_right.astype(np.int64)]
 
     def predict_log_proba(self, X):
