@@ -120,9 +120,11 @@ def batchable(tree, n_samples, n_features):
     """The stopping rules if ``tree``'s settings can be grown batched, else None.
 
     Introduced in Chapter 7. Covered: the level-wise and histogram builders
-    without categorical features, ``min_weight_fraction_leaf=0`` (otherwise
-    each tree's minimum leaf weight depends on its bootstrap total), no
-    ``max_leaf_nodes``, no pruning, no class weights of the tree's own. Invalid
+    without categorical features or random splits (``splitter="random"``, the
+    extra trees of Chapter 5, grown by the recursive builder),
+    ``min_weight_fraction_leaf=0`` (otherwise each tree's minimum leaf weight
+    depends on its bootstrap total), no ``max_leaf_nodes``, no pruning, no
+    class weights of the tree's own. Invalid
     settings also give None: the tree-by-tree path then raises their error.
 
     Parameters
@@ -146,7 +148,7 @@ def batchable(tree, n_samples, n_features):
         tree._device()
     except (ValueError, TypeError):
         return None
-    return None if rules.categorical else rules
+    return None if rules.categorical or rules.splitter != "best" else rules
 
 
 def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=1):

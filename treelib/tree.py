@@ -15,6 +15,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
+    RANDOM_CATEGORICAL,
     bins_wanted,
     check_categorical_features,
     check_criterion,
@@ -26,6 +27,7 @@ from ._validation import (
     check_min_samples_split,
     check_predict_input,
     check_real,
+    check_splitter,
 )
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, target_stats
 from .grow import StoppingRules, grow_tree, grow_tree_best_first
@@ -100,7 +102,7 @@ class BaseDecisionTree(BaseEstimator):
         min_samples_leaf = check_min_samples_leaf(self.min_samples_leaf, n_samples)
         min_samples_split = check_min_samples_split(self.min_samples_split, n_samples)
         fraction = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
-        return StoppingRules(
+        rules = StoppingRules(
             max_depth=check_max_depth(self.max_depth),
             min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
             min_samples_leaf=min_samples_leaf,
@@ -112,7 +114,11 @@ class BaseDecisionTree(BaseEstimator):
             categorical=check_categorical_features(
                 self.categorical_features, n_features, getattr(self, "feature_names_in_", None)
             ),
+            splitter=check_splitter(self.splitter, type(self).__name__),
         )
+        if rules.splitter == "random" and rules.categorical:
+            raise ValueError(RANDOM_CATEGORICAL)
+        return rules
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
@@ -134,6 +140,7 @@ class BaseDecisionTree(BaseEstimator):
             bins_wanted(self.tree_method, self.max_bins)
             and self.max_leaf_nodes is None
             and self.categorical_features is None
+            and self.splitter == "best"
         )
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -201,7 +208,8 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Categorical features are only handled by the recursive builder. With
+        Categorical features and random splits (``splitter="random"``,
+        Chapter 5) are only handled by the recursive builder. With
         ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
         exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
@@ -215,7 +223,7 @@ class BaseDecisionTree(BaseEstimator):
         with one_cpu_thread(stats.device):
             if max_leaf_nodes is not None:
                 return grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes)
-            if self.tree_method == "recursive" or rules.categorical:
+            if self.tree_method == "recursive" or rules.categorical or rules.splitter != "best":
                 return grow_tree(X, stats, criterion, rules, seed)
             search = None  # exact
             if self.tree_method == "hist":
@@ -278,6 +286,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     ----------
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
         Impurity to minimise; entropy is in bits (Chapter 4).
+    splitter : {"best", "random"}, default="best"
+        ``"best"``: the best threshold of every searched feature. ``"random"``:
+        one random threshold per searched feature, uniform between its smallest
+        and largest value in the node, and the best of those (scikit-learn's
+        random splitter, the trees of extra trees, Chapter 5). Random splits
+        are grown by the recursive builder whatever ``tree_method`` says, and
+        not with ``categorical_features``.
     max_depth : int or None, default=None
         Grow at most this deep; None grows until leaves are pure.
     min_samples_split : int or float, default=2
@@ -351,6 +366,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self,
         *,
         criterion="gini",
+        splitter="best",
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
@@ -367,6 +383,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         device=None,
     ):
         self.criterion = criterion
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -421,6 +438,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self,
         *,
         criterion="squared_error",
+        splitter="best",
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
@@ -436,6 +454,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         device=None,
     ):
         self.criterion = criterion
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
