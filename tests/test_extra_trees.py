@@ -7,6 +7,7 @@ and the agreement with scikit-learn statistically (accuracy and R^2 over
 several seeds, the distribution of the root threshold).
 """
 
+import os
 import re
 
 import numpy as np
@@ -305,3 +306,34 @@ def test_threshold_draws_are_the_bits_of_the_tensor_hash():
     expected = (high * 2**26 + low).double() / 2.0**53
     got = torch.stack([threshold_draws(k[None], range(7)) for k in keys])
     assert torch.equal(got, expected)
+
+
+DEVICE = os.environ.get("TREELIB_TEST_DEVICE", "cuda")
+
+
+@pytest.mark.skipif(
+    torch.device(DEVICE).type == "cuda" and not torch.cuda.is_available(),
+    reason=f"needs a {DEVICE} device (TREELIB_TEST_DEVICE chooses it; cpu checks the test)",
+)
+@pytest.mark.parametrize("cls", [ExtraTreesClassifier, ExtraTreesRegressor])
+def test_the_device_grows_the_cpus_trees(cls):
+    """The thresholds come from the node's key: on another device, the same trees.
+
+    Dyadic targets keep every sum exact, so no score can round differently.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = rng.integers(0, 3, 300) if cls is ExtraTreesClassifier else rng.integers(0, 16, 300) / 8
+    params = dict(n_estimators=4, max_features=3, random_state=0)
+    cpu = cls(**params).fit(X, y)
+    other = cls(device=DEVICE, **params).fit(X, y)
+    for a, b in zip(cpu, other):
+        assert all(np.array_equal(getattr(a.tree_, f), getattr(b.tree_, f)) for f in FIELDS)
+    np.testing.assert_array_equal(cpu.predict(X), other.predict(X))
+
+
+def test_random_splits_are_not_grown_batched():
+    from treelib.batched import batchable
+
+    assert batchable(DecisionTreeClassifier(), 10, 3) is not None
+    assert batchable(DecisionTreeClassifier(splitter="random"), 10, 3) is None
