@@ -54,6 +54,12 @@ WINDOWS = {
         "    positions = torch.arange(p, device=keys.device)",
         "        chosen = (positions < max_features) & varies",
     ),
+    ("05_random_forest", "treelib.extra_trees.random_split", (56, 63)): (
+        "treelib.extra_trees.random_split",
+        "    columns = X[:, features]  # (n, f)",
+        "    left_mask = columns.double() <= thresholds"
+        "  # (n, f): compared in float64, as scikit-learn",
+    ),
     ("07_fast_trees", "treelib.levelwise.block_scores", (7, 10)): (
         "treelib.levelwise.block_scores",
         "    # segmented cumulative sum: the running sum minus the totals of the earlier nodes",
