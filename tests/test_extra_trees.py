@@ -95,7 +95,7 @@ def test_oob_score_needs_the_bootstrap():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="bootstrap"):
         ExtraTreesClassifier(n_estimators=3, oob_score=True).fit(X, y)
-    forest = ExtraTreesClassifier(n_estimators=20, bootstrap=True, oob_score=True, random_state=0)
+    forest = ExtraTreesClassifier(n_estimators=30, bootstrap=True, oob_score=True, random_state=0)
     assert 0.8 < forest.fit(X, y).oob_score_ <= 1.0
 
 
@@ -166,32 +166,52 @@ def test_the_split_rule_by_hand():
 
     The uniform numbers ``u`` are the node's draws; the rest is worked out here:
     ``t = lo + (hi - lo) u``, the partition ``x <= t``, the children's Gini, the
-    winner and scikit-learn's improvement.
+    winner and scikit-learn's improvement. With the key of seed 5, ``u = (0.9008,
+    0.1661)``: feature 0 (values 0..8) is cut at 7.21, leaving one row of class 1
+    alone on the right (weighted Gini 5/6 * 0.48 = 0.4); feature 1 (values 1..9)
+    at 2.33, putting its two smallest rows, both of class 1, on the left
+    (4/6 * 0.375 = 0.25). Feature 1 wins, though it comes second.
     """
     X = np.array([[0, 5], [1, 4], [2, 9], [4, 8], [7, 1], [8, 2]], dtype=np.float32)
     y = np.array([0, 0, 0, 1, 1, 1])
+    stats_ = torch.nn.functional.one_hot(torch.tensor(y)).T.double()
+    key = root_key(5)
+    u = threshold_draws(key, [0, 1]).numpy()
+    np.testing.assert_allclose(u, [0.9008, 0.1661], atol=5e-5)
+    t = np.array([0 + (8 - 0) * u[0], 1 + (9 - 1) * u[1]])
+    assert (X[:, 0] <= t[0]).tolist() == [True] * 5 + [False]
+    assert (X[:, 1] <= t[1]).tolist() == [False] * 4 + [True, True]
+    children = [5 / 6 * gini(y[:5]), 4 / 6 * gini(y[:4])]
+    np.testing.assert_allclose(children, [0.4, 0.25])
+    split = random_split(torch.tensor(X), stats_, "gini", features=[0, 1], key=key)
+    assert split.feature == 1 and split.threshold == pytest.approx(t[1], abs=1e-12)
+    assert split.improvement == pytest.approx(0.5 - 0.25)
+    assert (split.impurity_left, split.impurity_right) == pytest.approx((0.0, 0.375))
+    # with max_features=1 (here: features=[0] alone) feature 0 is split at its own draw
+    only = random_split(torch.tensor(X), stats_, "gini", features=[0], key=key)
+    assert only.feature == 0 and only.threshold == pytest.approx(t[0], abs=1e-12)
+    assert only.improvement == pytest.approx(0.5 - 0.4)
+    # min_samples_leaf=2 rejects feature 0's split (one row on the right), 3 both
+    limited = random_split(
+        torch.tensor(X), stats_, "gini", features=[0, 1], key=key, min_samples_leaf=2
+    )
+    assert limited.feature == 1
+    assert random_split(torch.tensor(X), stats_, "gini", features=[0, 1], key=key,
+                        min_samples_leaf=3) is None  # fmt: skip
+
+
+def test_a_tie_goes_to_the_feature_searched_first():
+    """With the key of seed 123 each feature's cut leaves one row of class 1 alone."""
+    X = np.array([[0, 5], [1, 4], [2, 9], [4, 8], [7, 1], [8, 2]], dtype=np.float32)
+    y = np.array([0, 0, 0, 1, 1, 1])
+    stats_ = torch.nn.functional.one_hot(torch.tensor(y)).T.double()
     key = root_key(123)
     u = threshold_draws(key, [0, 1]).numpy()
-    t = np.array([0 + (8 - 0) * u[0], 1 + (9 - 1) * u[1]])
-    children = []
-    for f in (0, 1):
-        left = X[:, f] <= t[f]
-        children.append((left.sum() * gini(y[left]) + (~left).sum() * gini(y[~left])) / 6)
-    winner = int(np.argmin(children))  # (a tie would go to feature 0, first in order)
-    stats_ = torch.nn.functional.one_hot(torch.tensor(y)).T.double()
-    split = random_split(torch.tensor(X), stats_, "gini", features=[0, 1], key=key)
-    assert split.feature == winner and split.threshold == pytest.approx(t[winner], abs=1e-12)
-    assert split.improvement == pytest.approx(gini(y) - children[winner])
-    # with max_features=1 (here: features=[1] alone) feature 1 is split at its own draw
-    only = random_split(torch.tensor(X), stats_, "gini", features=[1], key=key)
-    assert only.feature == 1 and only.threshold == pytest.approx(t[1], abs=1e-12)
-    # min_samples_leaf rejects the split of a feature whose draw leaves a child too small
-    sizes = [min((X[:, f] <= t[f]).sum(), (X[:, f] > t[f]).sum()) for f in (0, 1)]
-    for f in (0, 1):
-        limited = random_split(
-            torch.tensor(X), stats_, "gini", features=[f], key=key, min_samples_leaf=sizes[f] + 1
-        )
-        assert limited is None
+    t = np.array([8 * u[0], 1 + 8 * u[1]])
+    assert (X[:, 0] > t[0]).sum() == 1 and (X[:, 1] <= t[1]).sum() == 1  # the same Gini
+    for order in ([0, 1], [1, 0]):
+        split = random_split(torch.tensor(X), stats_, "gini", features=order, key=key)
+        assert split.feature == order[0]
 
 
 def test_a_single_tree_with_max_features_one_on_a_tiny_example():
