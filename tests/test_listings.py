@@ -49,6 +49,11 @@ WINDOWS = {
         "    positions = torch.arange(p, device=keys.device)",
         "        chosen = (positions < max_features) & varies",
     ),
+    ("05_random_forest", "treelib.extra_trees.random_split", (61, 73)): (
+        "treelib.extra_trees.random_split",
+        "    columns = X[:, features]  # (n, f)",
+        "    left_mask = goes_left(columns, thresholds, missing_left=nan_left)  # (n, f), in float64",
+    ),
     ("07_fast_trees", "treelib.levelwise.block_scores", (7, 10)): (
         "treelib.levelwise.block_scores",
         "    # segmented cumulative sum: the running sum minus the totals of the earlier nodes",

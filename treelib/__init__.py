@@ -9,6 +9,7 @@ from ._show_versions import show_versions
 from .boosting import AdaBoostClassifier
 from .criteria import entropy, gini, squared_error
 from .export import export_text, plot_tree
+from .extra_trees import ExtraTreesClassifier, ExtraTreesRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .split import Split, best_split
@@ -23,6 +24,8 @@ __all__ = [
     "DecisionStump",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "Tree",

@@ -5,7 +5,11 @@ import numbers
 
 import numpy as np
 import torch
-from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -236,3 +240,23 @@ def check_monotonic_cst(value, n_features, n_classes=None):
             )
         cst = -cst
     return torch.from_numpy(cst)
+
+
+RANDOM_CATEGORICAL = (
+    'splitter="random" (extra trees) does not split categorical_features; '
+    'use splitter="best" or leave categorical_features=None.'
+)
+
+
+def check_splitter(value, estimator_name):
+    """``"best"`` or ``"random"`` (Chapter 5), refused with scikit-learn's own error.
+
+    scikit-learn's parameter validation raises its ``InvalidParameterError`` (a
+    ``ValueError`` and a ``TypeError``) with the message scikit-learn's trees give.
+    """
+    validate_parameter_constraints(
+        {"splitter": [StrOptions({"best", "random"})]},
+        {"splitter": value},
+        caller_name=estimator_name,
+    )
+    return value

@@ -136,10 +136,12 @@ def batchable(tree, n_samples, n_features):
     """The stopping rules if ``tree``'s settings can be grown batched, else None.
 
     Introduced in Chapter 7. Covered: the level-wise and histogram builders
-    without categorical features, monotonic constraints or NaN in X (the
-    caller checks), ``min_weight_fraction_leaf=0`` (otherwise
-    each tree's minimum leaf weight depends on its bootstrap total), no
-    ``max_leaf_nodes``, no pruning, no class weights of the tree's own. Invalid
+    without categorical features, monotonic constraints, NaN in X (the
+    caller checks) or random splits (``splitter="random"``, the extra trees of
+    Chapter 5, grown by the recursive builder), ``min_weight_fraction_leaf=0``
+    (otherwise each tree's minimum leaf weight depends on its bootstrap
+    total), no ``max_leaf_nodes``, no pruning, no class weights of the tree's
+    own. Invalid
     settings also give None: the tree-by-tree path then raises their error.
 
     Parameters
@@ -163,7 +165,9 @@ def batchable(tree, n_samples, n_features):
         tree._device()
     except (ValueError, TypeError):
         return None
-    return None if rules.categorical or rules.monotonic is not None else rules
+    if rules.categorical or rules.monotonic is not None or rules.splitter != "best":
+        return None
+    return rules
 
 
 def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=None):

@@ -6,6 +6,7 @@ vectorised over samples and features. Chapter 7 grows whole levels at once.
 """
 
 import math
+from functools import partial
 
 import torch
 
@@ -58,7 +59,9 @@ def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight, boun
     Introduced in Chapter 2: what both recursive builders (:func:`grow_tree`
     and the best-first one) do at each node. Sum the target statistics of the
     node's samples and compute its impurity and value; apply the stopping
-    rules; search the best split among the features the node's ``key`` draws.
+    rules; search the best split among the features the node's ``key`` draws
+    (with ``splitter="random"``, the best of one random threshold per drawn
+    feature: :func:`treelib.extra_trees.random_split`, Chapter 5).
     Returns ``(node, split, left)``: ``node`` a dict of the node's fields (a
     leaf's), ``split`` None when the node stays a leaf, and ``left`` the mask
     of the samples of ``idx`` that the split sends left. ``bounds``: the
@@ -81,7 +84,12 @@ def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight, boun
     if is_leaf_before_search(len(idx), weight, impurity, depth, rules):
         return node, None, None
     X_node = X[idx]
-    split = best_split(
+    search = best_split
+    if rules.splitter == "random":  # extra trees (Chapter 5)
+        from .extra_trees import random_split  # (it imports the forests, which import us)
+
+        search = partial(random_split, key=key)
+    split = search(
         X_node, stats[:, idx], criterion,
         features=draw_features(X_node, rules.max_features, key),
         categorical=rules.categorical,

@@ -188,6 +188,7 @@ class StoppingRules(NamedTuple):
     max_features: int = 2**31 - 1  # (all of them)
     categorical: frozenset = frozenset()  # features split one-vs-rest (Chapter 6)
     monotonic: object = None  # float64 tensor: -1, 0 or +1 per feature, or None (Chapter 6)
+    splitter: str = "best"  # "random": one random threshold per feature (Chapter 5)
 
 
 def is_leaf_before_search(n, weight, impurity, depth, rules):

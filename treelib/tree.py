@@ -15,6 +15,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
+    RANDOM_CATEGORICAL,
     bins_wanted,
     check_categorical_features,
     check_criterion,
@@ -27,6 +28,7 @@ from ._validation import (
     check_monotonic_cst,
     check_predict_input,
     check_real,
+    check_splitter,
 )
 from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, target_stats
 from .grow import StoppingRules, grow_tree, grow_tree_best_first
@@ -120,7 +122,7 @@ class BaseDecisionTree(BaseEstimator):
             self.min_samples_split, n_samples, type(self).__name__
         )
         fraction = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
-        return StoppingRules(
+        rules = StoppingRules(
             max_depth=check_max_depth(self.max_depth),
             min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
             min_samples_leaf=min_samples_leaf,
@@ -136,7 +138,11 @@ class BaseDecisionTree(BaseEstimator):
                 self.monotonic_cst, n_features,
                 len(self.classes_) if self._is_classifier else None,
             ),
+            splitter=check_splitter(self.splitter, type(self).__name__),
         )  # fmt: skip
+        if rules.splitter == "random" and rules.categorical:
+            raise ValueError(RANDOM_CATEGORICAL)
+        return rules
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
@@ -164,6 +170,7 @@ class BaseDecisionTree(BaseEstimator):
             and self.max_leaf_nodes is None
             and self.categorical_features is None
             and self.monotonic_cst is None
+            and self.splitter == "best"
         )
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -234,8 +241,9 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Categorical features, missing values (NaN) and monotonic constraints
-        are only handled by the recursive builder (Chapter 6). With
+        Categorical features, missing values (NaN), monotonic constraints and
+        random splits (``splitter="random"``, Chapter 5) are only handled by
+        the recursive builder (Chapter 6). With
         ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
         exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
@@ -259,6 +267,8 @@ class BaseDecisionTree(BaseEstimator):
     def _needs_recursive(self, X, rules):
         """Must the recursive builder grow this tree? (See :meth:`_grow`.)"""
         if self.tree_method == "recursive" or rules.categorical or rules.monotonic is not None:
+            return True
+        if rules.splitter != "best":
             return True
         return self._missing_in_fit
 
@@ -318,6 +328,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     ----------
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
         Impurity to minimise; entropy is in bits (Chapter 4).
+    splitter : {"best", "random"}, default="best"
+        ``"best"``: the best threshold of every searched feature. ``"random"``:
+        one random threshold per searched feature, uniform between its smallest
+        and largest value in the node, and the best of those (scikit-learn's
+        random splitter, the trees of extra trees, Chapter 5). Random splits
+        are grown by the recursive builder whatever ``tree_method`` says, and
+        not with ``categorical_features``.
     max_depth : int or None, default=None
         Grow at most this deep; None grows until leaves are pure.
     min_samples_split : int or float, default=2
@@ -398,6 +415,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self,
         *,
         criterion="gini",
+        splitter="best",
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
@@ -415,6 +433,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         device=None,
     ):
         self.criterion = criterion
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -470,6 +489,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self,
         *,
         criterion="squared_error",
+        splitter="best",
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
@@ -486,6 +506,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         device=None,
     ):
         self.criterion = criterion
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
