@@ -236,3 +236,35 @@ def test_tensors_on_the_device_as_input():
     assert_same_tree(gpu, cpu)
     np.testing.assert_array_equal(gpu.predict(on_device[0]), cpu.predict(X))
     assert type(gpu.predict(on_device[0])) is np.ndarray  # what a user touches: numpy
+
+
+# --- missing values, monotonic constraints, random splits (Chapters 5 and 6) ---------------
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(max_depth=6),  # NaN in X
+        dict(max_depth=6, monotonic_cst=[1, -1, 0]),
+        dict(max_depth=6, splitter="random", random_state=3),
+        dict(max_leaf_nodes=9, monotonic_cst=[0, 1, 0]),
+    ],
+    ids=["nan", "monotonic", "random", "best-first"],
+)
+def test_missing_monotonic_and_random_splits_on_the_device(kind, params):
+    """With NaN in X, the device grows the CPU's tree (dyadic data: exact sums)."""
+    rng = np.random.default_rng(5)
+    X = (rng.integers(0, 64, size=(400, 3)) / 8).astype(np.float32)
+    X[rng.random((400, 3)) < 0.15] = np.nan
+    if kind == "classifier":
+        cls, y = DecisionTreeClassifier, (np.nan_to_num(X[:, 0]) > 3).astype(int)
+        y[rng.random(400) < 0.1] ^= 1
+    else:
+        cls, y = DecisionTreeRegressor, rng.integers(0, 16, 400) / 4
+    params = {"random_state": 0, **params}  # (the same feature order: ties abound here)
+    cpu = cls(**params).fit(X, y)
+    device = cls(**params, device=DEVICE).fit(X, y)
+    for field in ("children_left", "feature", "threshold", "missing_go_to_left", "value"):
+        np.testing.assert_array_equal(getattr(device.tree_, field), getattr(cpu.tree_, field))
+    np.testing.assert_array_equal(device.predict(X), cpu.predict(X))
