@@ -17,6 +17,7 @@ from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named
     StoppingRules,
     child_bounds,
     clip_value,
+    distinct,
     goes_left,
     is_leaf_before_search,
     too_small_a_decrease,
@@ -50,7 +51,7 @@ def constant_features(X):
     low = torch.where(missing, float("inf"), X).amin(0)
     high = torch.where(missing, float("-inf"), X).amax(0)
     has_missing = missing.any(0)
-    return missing.all(0) | (~has_missing & (high <= low + FEATURE_THRESHOLD))
+    return missing.all(0) | (~has_missing & ~distinct(low, high))
 
 
 def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight, bounds=None):
