@@ -75,3 +75,23 @@ def test_batched_impurity_matches_loop():
         for j in range(5):
             assert batched[i, j].item() == pytest.approx(gini(counts[:, i, j]).item())
     assert math.isclose(entropy(counts)[1, 2].item(), entropy(counts[:, 1, 2]).item())
+
+
+def test_criterion_objects_decide_what_the_names_did():
+    """Each criterion is an object the builders ask (no builder tests a name), checked by hand."""
+    import treelib.criteria as c
+
+    counts = torch.tensor([[3.0, 1.0], [1.0, 3.0]], dtype=torch.float64)  # two nodes, 2 classes
+    gini_node = c.criterion_of("gini")
+    assert gini_node is c.CRITERION_OBJECTS["gini"] and c.criterion_of(gini_node) is gini_node
+    torch.testing.assert_close(gini_node.impurity(counts), torch.tensor([0.375, 0.375]).double())
+    torch.testing.assert_close(gini_node.weight(counts), torch.tensor([4.0, 4.0]).double())
+    # a split into (3, 1) and (1, 3): -(4 * 0.375 + 4 * 0.375) = -3
+    left, right = counts[:, :1], counts[:, 1:]
+    score = gini_node.split_scores(left, right, gini_node.weight(left), gini_node.weight(right))
+    assert float(score) == -3.0
+    moments = torch.tensor([[2.0], [6.0], [20.0]], dtype=torch.float64)  # y = 2, 4
+    sq = c.criterion_of("squared_error")
+    assert sq.is_regression and not gini_node.is_regression
+    assert float(sq.impurity(moments)) == 1.0 and float(sq.value(moments)) == 3.0
+    assert c.criterion_of("log_loss") is c.criterion_of("entropy")

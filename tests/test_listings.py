@@ -39,11 +39,6 @@ WINDOWS = {
         "    while not is_leaf[0]:",
         "        impurities.append(r_branch[0])",
     ),
-    ("03_regression_tree", "split_scores", (10, 11)): (
-        "treelib.split.split_scores",
-        "    if criterion in REGRESSION_CRITERIA:",
-        "        return left[1] ** 2 / w_left + right[1] ** 2 / w_right",
-    ),
     ("05_random_forest", "treelib.node_random.search_ranks", (10, 15)): (
         "treelib.node_random.search_ranks",
         "    positions = torch.arange(p, device=keys.device)",
@@ -52,7 +47,8 @@ WINDOWS = {
     ("05_random_forest", "treelib.extra_trees.random_split", (61, 73)): (
         "treelib.extra_trees.random_split",
         "    columns = X[:, features]  # (n, f)",
-        "    left_mask = goes_left(columns, thresholds, missing_left=nan_left)  # (n, f), in float64",
+        "    left_mask = goes_left(columns, thresholds, missing_left=nan_left)"
+        "  # (n, f), in float64",
     ),
     ("07_fast_trees", "treelib.levelwise.block_scores", (7, 10)): (
         "treelib.levelwise.block_scores",

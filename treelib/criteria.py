@@ -77,11 +77,128 @@ CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
 REGRESSION_CRITERIA = ("squared_error",)
 
 
+class Criterion:
+    """A split criterion: everything the builders ask of one (Chapters 1, 3 and 4).
+
+    The builders never test a criterion's name: they call these methods on the
+    object :func:`criterion_of` returns. Statistics have the node on their first
+    axis (see the module docstring); every method works on one node or a grid of
+    them. A new criterion (for instance a Newton criterion on gradients and
+    hessians) is a new subclass.
+    """
+
+    name = None
+    is_regression = False
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+    def per_sample(self, y, w, n_classes=None):
+        """Per-sample statistics ``(n_stats, n_samples)``: their sum describes a node."""
+        stats = torch.zeros(n_classes, len(y), dtype=torch.float64, device=y.device)
+        stats[y, torch.arange(len(y), device=y.device)] = w
+        return stats
+
+    def impurity(self, stats):
+        raise NotImplementedError
+
+    def weight(self, stats):
+        """Total sample weight of the node(s)."""
+        return sum_classes(stats)
+
+    def value(self, stats):
+        """What a node predicts: class fractions."""
+        return stats / stats.sum(0)
+
+    def split_scores(self, left, right, w_left, w_right):
+        """Score candidate splits from their children's statistics; higher is better.
+
+        ``-(w_L imp_L + w_R imp_R)``: the smallest weighted impurity of the children.
+        """
+        return -(w_left * self.impurity(left) + w_right * self.impurity(right))
+
+    def tie_scale(self, total):
+        """A bound on the node's scores, which rounding errors are relative to (Chapter 7)."""
+        return self.weight(total)
+
+    def monotonic_value(self, stats, weight):
+        """The value a monotonic constraint reads (Chapter 6): the fraction of class 0."""
+        return stats[0] / weight
+
+
+class Gini(Criterion):
+    """Gini impurity (Chapter 1)."""
+
+    name = "gini"
+
+    def impurity(self, stats):
+        return gini(stats)
+
+    def split_scores(self, left, right, w_left, w_right):
+        # the children's weights are known: no second sum (gini_of_weighted)
+        return -(
+            w_right * gini_of_weighted(right, w_right) + w_left * gini_of_weighted(left, w_left)
+        )
+
+
+class Entropy(Criterion):
+    """Entropy in bits (Chapter 4); scikit-learn also calls it ``"log_loss"``."""
+
+    name = "entropy"
+
+    def impurity(self, stats):
+        return entropy(stats)
+
+
+class SquaredError(Criterion):
+    """Squared error on the moments ``(W, sum w*y, sum w*y**2)`` (Chapter 3)."""
+
+    name = "squared_error"
+    is_regression = True
+
+    def per_sample(self, y, w, n_classes=None):
+        y = y.to(torch.float64)
+        return torch.stack([w, w * y, w * y * y])
+
+    def impurity(self, stats):
+        return squared_error(stats)
+
+    def weight(self, stats):
+        return stats[0]
+
+    def value(self, stats):
+        """The weighted mean target."""
+        return stats[1:2] / stats[0]
+
+    def split_scores(self, left, right, w_left, w_right):
+        # scikit-learn's proxy S_L**2 / W_L + S_R**2 / W_R: the same order as
+        # the children's impurity, rounded as scikit-learn rounds it (Chapter 3)
+        return left[1] ** 2 / w_left + right[1] ** 2 / w_right
+
+    def tie_scale(self, total):
+        return total[-1]  # sum w*y**2: the proxy never exceeds it
+
+    def monotonic_value(self, stats, weight):
+        """The mean target."""
+        return stats[1] / weight
+
+
+CRITERION_OBJECTS = {
+    "gini": Gini(),
+    "entropy": Entropy(),
+    "log_loss": Entropy(),
+    "squared_error": SquaredError(),
+}
+
+
+def criterion_of(criterion):
+    """The :class:`Criterion` object of a name (an object is returned as it is)."""
+    return criterion if isinstance(criterion, Criterion) else CRITERION_OBJECTS[criterion]
+
+
 def node_weight(stats, criterion):
     """Total sample weight of the node(s) described by ``stats``."""
-    if criterion in REGRESSION_CRITERIA:
-        return stats[0]
-    return sum_classes(stats)
+    return criterion_of(criterion).weight(stats)
 
 
 def target_stats(y, sample_weight, criterion, n_classes=None):
@@ -91,17 +208,9 @@ def target_stats(y, sample_weight, criterion, n_classes=None):
     targets (regression); the result is float64 of shape ``(n_stats, n_samples)``:
     one column per sample, so ``stats.sum(1)`` describes the node.
     """
-    w = sample_weight.to(torch.float64)
-    if criterion in REGRESSION_CRITERIA:
-        y = y.to(torch.float64)
-        return torch.stack([w, w * y, w * y * y])
-    stats = torch.zeros(n_classes, len(y), dtype=torch.float64, device=y.device)
-    stats[y, torch.arange(len(y), device=y.device)] = w
-    return stats
+    return criterion_of(criterion).per_sample(y, sample_weight.to(torch.float64), n_classes)
 
 
 def leaf_value(stats, criterion):
     """What a node predicts: class fractions, or the weighted mean target."""
-    if criterion in REGRESSION_CRITERIA:
-        return stats[1:2] / stats[0]
-    return stats / stats.sum(0)
+    return criterion_of(criterion).value(stats)

@@ -10,7 +10,7 @@ from functools import partial
 
 import torch
 
-from .criteria import CLASSIFICATION_CRITERIA, CRITERIA, leaf_value, node_weight
+from .criteria import criterion_of, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
 from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named from here)
     FEATURE_THRESHOLD,
@@ -71,11 +71,11 @@ def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight, boun
     """
     node_stats = stats[:, idx].sum(1)
     weight = float(node_weight(node_stats, criterion))
-    impurity = float(CRITERIA[criterion](node_stats))
+    impurity = float(criterion_of(criterion).impurity(node_stats))
     value = leaf_value(node_stats, criterion)
     monotonic = None
     if rules.monotonic is not None:
-        value = clip_value(value, *bounds, criterion in CLASSIFICATION_CRITERIA)
+        value = clip_value(value, *bounds, not criterion_of(criterion).is_regression)
         monotonic = (rules.monotonic, *bounds)
     node = dict(
         feature=TREE_UNDEFINED, threshold=float(TREE_UNDEFINED), left=TREE_LEAF,

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import torch
 
-from .criteria import REGRESSION_CRITERIA, node_weight
+from .criteria import criterion_of, node_weight
 from .levelwise import (
     columns,
     segment_starts,
@@ -220,7 +220,7 @@ class HistogramSearch:
         pad = B - self.n_used
         self.low = torch.nn.functional.pad(bins.low, (0, pad), value=INF)
         self.high = torch.nn.functional.pad(bins.high, (0, pad), value=-INF)
-        self.stats, self.classify = stats, criterion not in REGRESSION_CRITERIA
+        self.stats, self.classify = stats, not criterion_of(criterion).is_regression
         self.criterion = criterion
         self.n_classes = stats.shape[0] if self.classify else 1
         self.codes, self.feature_offset = bins.codes, torch.arange(p, device=device) * B

@@ -17,7 +17,7 @@ round differently from the recursive builder's per-node sums still tie.
 
 import torch
 
-from .criteria import CRITERIA, leaf_value, node_weight
+from .criteria import criterion_of, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
 from .rules import (
     big_enough,
@@ -606,7 +606,7 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
     (``split_values``). Returns the levels: per node its arrays and
     ``"tree"``, the index of its root.
     """
-    impurity_of, device = CRITERIA[criterion], stats.device
+    impurity_of, device = criterion_of(criterion).impurity, stats.device
     tree, levels = torch.arange(len(keys), device=device), []
     several = len(keys) > 1
     n = int(root_sizes.sum())

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import torch
 
-from .criteria import REGRESSION_CRITERIA, node_weight
+from .criteria import criterion_of
 
 EPSILON = float(torch.finfo(torch.float64).eps)  # scikit-learn's "impurity is zero" tolerance
 FEATURE_THRESHOLD = 1e-7
@@ -154,8 +154,7 @@ def tie_tolerance(total, criterion):
         (the proxy ``S_L**2/W_L + S_R**2/W_R`` never exceeds it). Rounding
         errors are relative to that bound, not to the score itself.
     """
-    scale = total[-1] if criterion in REGRESSION_CRITERIA else node_weight(total, criterion)
-    return TIE_RTOL * scale.abs()
+    return TIE_RTOL * criterion_of(criterion).tie_scale(total).abs()
 
 
 def is_tie_or_best(scores, best, tol):

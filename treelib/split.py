@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import torch
 
-from .criteria import CRITERIA, REGRESSION_CRITERIA, gini_of_weighted, node_weight
+from .criteria import criterion_of, node_weight
 from .rules import (  # noqa: F401  (the rules' names stay importable from here, as in Chapter 1)
     FEATURE_THRESHOLD,
     TIE_RTOL,
@@ -64,20 +64,14 @@ class Candidate(NamedTuple):
 def split_scores(left, right, w_left, w_right, criterion):
     """Score every candidate split; higher is better.
 
-    Classification minimises the children's weighted impurity
-    ``w_L * imp_L + w_R * imp_R``. For squared error we rank with scikit-learn's
-    equivalent proxy ``S_L**2 / w_L + S_R**2 / w_R`` (``S`` = sum of ``w*y``): it
-    orders the candidates the same way but rounds like scikit-learn does, so
-    near-ties resolve to the same winner.
+    The criterion object decides (:class:`treelib.criteria.Criterion`):
+    classification minimises the children's weighted impurity
+    ``w_L * imp_L + w_R * imp_R``; squared error ranks with scikit-learn's
+    equivalent proxy ``S_L**2 / w_L + S_R**2 / w_R`` (``S`` = sum of ``w*y``),
+    which orders the candidates the same way but rounds like scikit-learn does,
+    so near-ties resolve to the same winner.
     """
-    if criterion in REGRESSION_CRITERIA:
-        return left[1] ** 2 / w_left + right[1] ** 2 / w_right
-    if criterion == "gini":  # the children's weights are known: no second sum
-        return -(
-            w_right * gini_of_weighted(right, w_right) + w_left * gini_of_weighted(left, w_left)
-        )
-    impurity = CRITERIA[criterion]
-    return -(w_left * impurity(left) + w_right * impurity(right))
+    return criterion_of(criterion).split_scores(left, right, w_left, w_right)
 
 
 def split_values(stats, weight, criterion):
@@ -86,7 +80,7 @@ def split_values(stats, weight, criterion):
     The mean target, or the fraction of class 0 (scikit-learn constrains a
     binary classifier through class 0, with the user's constraint flipped).
     """
-    return stats[1] / weight if criterion in REGRESSION_CRITERIA else stats[0] / weight
+    return criterion_of(criterion).monotonic_value(stats, weight)
 
 
 def candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf):
@@ -280,7 +274,7 @@ def best_split(
 
 def make_split(best, total, criterion, root_weight=None):
     """Turn the winning candidate into a :class:`Split` with scikit-learn's improvement."""
-    impurity = CRITERIA[criterion]
+    impurity = criterion_of(criterion).impurity
     right = total - best.left
     imp, imp_l, imp_r = float(impurity(total)), float(impurity(best.left)), float(impurity(right))
     w = float(node_weight(total, criterion))

@@ -13,7 +13,7 @@ from ._validation import (
     check_min_samples_leaf,
     check_predict_input,
 )
-from .criteria import CLASSIFICATION_CRITERIA, CRITERIA, leaf_value, target_stats
+from .criteria import CLASSIFICATION_CRITERIA, criterion_of, leaf_value, target_stats
 from .rules import StoppingRules, goes_left, is_leaf_before_search
 from .split import best_split
 
@@ -73,7 +73,10 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         total = stats.sum(1)
 
         split = None  # the trees' stopping rules (Chapter 2), for a tree of depth 1
-        impurity, rules = float(CRITERIA[criterion](total)), StoppingRules(1, 2, min_leaf)
+        impurity, rules = (
+            float(criterion_of(criterion).impurity(total)),
+            StoppingRules(1, 2, min_leaf),
+        )
         if not is_leaf_before_search(len(X), float(total.sum()), impurity, 0, rules):
             split = best_split(X, stats, criterion, min_samples_leaf=min_leaf)
         if split is None:  # pure or unsplittable: both sides predict the whole node

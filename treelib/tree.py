@@ -136,7 +136,8 @@ class BaseDecisionTree(BaseEstimator):
             ),
             monotonic=check_monotonic_cst(
                 self.monotonic_cst, n_features,
-                len(self.classes_) if self._is_classifier else None,
+                len(self.classes_) if self._is_classifier and self.monotonic_cst is not None
+                else None,
             ),
             splitter=check_splitter(self.splitter, type(self).__name__),
         )  # fmt: skip
