@@ -153,9 +153,7 @@ def batchable(tree, n_samples, n_features):
     -------
     treelib.grow.StoppingRules or None
     """
-    if tree.tree_method not in ("levelwise", "hist") or tree.min_weight_fraction_leaf != 0:
-        return None
-    if getattr(tree, "max_leaf_nodes", None) is not None:
+    if tree.min_weight_fraction_leaf != 0:
         return None
     if getattr(tree, "class_weight", None) is not None or getattr(tree, "ccp_alpha", 0.0) != 0:
         return None
@@ -165,8 +163,8 @@ def batchable(tree, n_samples, n_features):
         tree._device()
     except (ValueError, TypeError):
         return None
-    if rules.categorical or rules.monotonic is not None or rules.splitter != "best":
-        return None
+    if tree._builder(missing=False, rules=rules) not in ("levelwise", "hist"):
+        return None  # (the caller checks that X has no NaN)
     return rules
 
 

@@ -29,9 +29,10 @@ from .forest import RandomForestClassifier, RandomForestRegressor
 from .node_random import GOLDEN, mix32
 from .rules import (
     big_enough,
-    distinct,
+    bigger_child_is_left,
     goes_left,
     heavy_enough,
+    is_constant,
     is_tie_or_best,
     monotonic_ok,
     tie_tolerance,
@@ -100,7 +101,7 @@ def random_split(
     the known values, a feature with NaN is constant only when all its values
     are NaN, and the missing samples go to a side drawn from the key too. The
     best remaining split wins (scores as :func:`treelib.split.split_scores`,
-    ties as :func:`treelib.split.is_tie_or_best`: the first feature in order).
+    ties as :func:`treelib.rules.is_tie_or_best`: the first feature in order).
 
     Parameters
     ----------
@@ -137,7 +138,7 @@ def random_split(
     has_missing = missing.any(0)
     low = torch.where(missing, torch.inf, columns).amin(0)  # of the known values
     high = torch.where(missing, -torch.inf, columns).amax(0)
-    varies = ~missing.all(0) & (distinct(low, high) | has_missing)  # float32, as scikit-learn
+    varies = ~is_constant(low, high, has_missing, missing.all(0))  # float32, as scikit-learn
     u = threshold_draws(key, features).to(X.device)
     nan_left = threshold_draws(key, [f + MISSING_SIDE for f in features]).to(X.device) < 0.5
     nan_left &= has_missing  # (a feature without NaN: scikit-learn's "right" while searching)
@@ -168,7 +169,9 @@ def random_split(
     j = int(torch.argmax(tied.to(torch.uint8)))  # the first feature in order that ties
     # where a NaN goes: the drawn side if the feature had NaN here, else the bigger child
     missing_left = (
-        bool(nan_left[j]) if bool(has_missing[j]) else int(n_left[j]) > n - int(n_left[j])
+        bool(nan_left[j])
+        if bool(has_missing[j])
+        else bigger_child_is_left(int(n_left[j]), n - int(n_left[j]))
     )
     winner = Candidate(
         float(scores[j]),

@@ -23,7 +23,6 @@ from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 from ._validation import (
     _is_float,
     _is_int,
-    bins_wanted,
     check_fit_input,
     check_min_samples_split,
     check_predict_input,
@@ -304,7 +303,7 @@ class BaseForest(BaseEstimator):
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
         missing = bool(X.isnan().any())  # NaN: the recursive builder grows each tree
-        if bins_wanted(self.tree_method, self.max_bins) and not missing:
+        if self.estimator_._builder(missing) == "hist":  # (the trees' own choice)
             bins = bin_columns(X, self.max_bins)
         trees = []
         for seed in seeds:

@@ -47,7 +47,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import _is_float, _is_int, bins_wanted, check_fit_input, check_predict_input
+from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
 from .hist import bin_columns
 from .tree import TREE_METHODS, DecisionTreeRegressor
 from .tree_structure import TREE_LEAF
@@ -329,7 +329,7 @@ class BaseGradientBoosting(BaseEstimator):
             self.oob_scores_ = np.zeros(self.n_estimators)
             self.oob_score_ = np.nan
         bins = None  # the histogram builder bins the data once for all trees
-        if bins_wanted(self.tree_method, self.max_bins):
+        if self._make_tree(0)._builder() == "hist":  # (the trees' own choice)
             bins = bin_columns(X, self.max_bins)
         raw = self._init_raw(X.shape[0], device)
         n_stages = self._fit_stages(loss, X, y, w, raw, bins, rng, val)

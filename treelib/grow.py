@@ -17,8 +17,8 @@ from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named
     StoppingRules,
     child_bounds,
     clip_value,
-    distinct,
     goes_left,
+    is_constant,
     is_leaf_before_search,
     too_small_a_decrease,
 )
@@ -51,7 +51,7 @@ def constant_features(X):
     low = torch.where(missing, float("inf"), X).amin(0)
     high = torch.where(missing, float("-inf"), X).amax(0)
     has_missing = missing.any(0)
-    return missing.all(0) | (~has_missing & ~distinct(low, high))
+    return is_constant(low, high, has_missing, missing.all(0))
 
 
 def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight, bounds=None):

@@ -11,7 +11,7 @@ the split search is exact; thresholds are always reported as real feature values
 
 So with ``max_bins`` at least the number of distinct (float32) values of every
 feature, ``hist`` grows exactly the tree of the exact builders (same tie rule,
-:func:`treelib.split.is_tie_or_best`). With more distinct values than bins it
+:func:`treelib.rules.is_tie_or_best`). With more distinct values than bins it
 only tries the bin edges: its trees are close to the exact ones, not equal.
 """
 
@@ -35,6 +35,7 @@ from .rules import (
     big_enough,
     distinct,
     heavy_enough,
+    is_constant,
     is_tie_or_best,
     midpoints,
     tie_tolerance,
@@ -464,7 +465,7 @@ class HistogramSearch:
         """
         f = features.reshape(-1) * self.n_bins
         low, high = take(self.low, f + first), take(self.high, f + last)
-        return ~distinct(low, high)
+        return is_constant(low, high)
 
     def sorted_cells(self, hist, counts, pair_cells):
         """:meth:`listed_cells` from the cell of each (slot, sample) pair: a sort, no scan.

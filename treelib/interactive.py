@@ -43,6 +43,7 @@ import numpy as np
 import torch
 
 from .criteria import gini, target_stats
+from .rules import distinct, midpoints
 from .stump import DecisionStump
 
 PARAM = "frame"
@@ -215,11 +216,11 @@ def threshold_frames(x, y):
     stats = target_stats(y[order], torch.ones(len(y), dtype=torch.float64), "gini", n_classes)
     left = stats.double().cumsum(1)[:, :-1]  # (n_classes, n - 1)
     right = stats.double().sum(1, keepdim=True) - left
-    between = x_sorted[1:] - x_sorted[:-1] > 1e-7
+    between = distinct(x_sorted[:-1].float(), x_sorted[1:].float())  # the rule of treelib.rules
     left, right = left[:, between], right[:, between]
     n = float(len(y))
     impurity = (left.sum(0) * gini(left) + right.sum(0) * gini(right)) / n
-    thresholds = x_sorted[:-1][between] / 2 + x_sorted[1:][between] / 2
+    thresholds = midpoints(x_sorted[:-1][between], x_sorted[1:][between])
     frame = pd.DataFrame({"threshold": thresholds.numpy(), "impurity": impurity.numpy()})
     for k in range(n_classes):
         frame[f"left_{k}"] = left[k].numpy().astype(int)

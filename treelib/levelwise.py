@@ -11,7 +11,7 @@ sorted samples by child (the loop's own list of the level's samples, which the
 histogram search reads, is regrouped by a stable sort of integer child ids:
 :func:`next_level_nodes`). It grows exactly the tree the recursive builder grows: the
 same random choices (:mod:`treelib.node_random`) and the same tie rule
-(:func:`treelib.split.is_tie_or_best`), so scores that its level-wide sums
+(:func:`treelib.rules.is_tie_or_best`), so scores that its level-wide sums
 round differently from the recursive builder's per-node sums still tie.
 """
 
@@ -24,11 +24,13 @@ from .rules import (
     distinct,
     goes_left,
     heavy_enough,
+    is_constant,
     is_leaf_before_search,
     is_tie_or_best,
     midpoints,
     tie_tolerance,
     too_small_a_decrease,
+    weighted_decrease,
 )
 from .split import split_scores
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
@@ -197,7 +199,7 @@ def segmented_argmax(scores, segment, tie_key, n_segments, tol=0.0):
 
     ``scores`` and ``tie_key`` are 1-D, ``segment[i]`` is the segment of
     position ``i``; scores within ``tol[segment]`` of the segment's best are
-    ties (:func:`treelib.split.is_tie_or_best`). Returns a bool mask with at
+    ties (:func:`treelib.rules.is_tie_or_best`). Returns a bool mask with at
     most one True per segment; segments whose scores are all ``-inf`` get none.
     """
     best = torch.full((n_segments,), float("-inf"), dtype=scores.dtype, device=scores.device)
@@ -254,9 +256,9 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, tr
             row_best = per_feature[block].scatter_reduce_(
                 1, at.expand(len(scores), -1), scores, "amax"
             )
-            # is_tie_or_best against the row's best so far; -inf: no candidate at all
-            floor = torch.where(row_best > float("-inf"), row_best - tol, float("inf"))
-            row, position = torch.nonzero(scores >= floor[:, at], as_tuple=True)
+            # the scores that tie with their row's best so far (-inf: no candidate at all)
+            tie = is_tie_or_best(scores, row_best[:, at], tol.index_select(0, at))
+            row, position = torch.nonzero(tie, as_tuple=True)
             found.append((row + r, position + a, scores[row, position]))
     # each node's best feature: the lowest rank among the features whose best
     # score ties with the node's best (the tie rule of treelib.split)
@@ -545,7 +547,7 @@ class ExactSearch:
         """``(n_groups, p)``: is the feature constant inside the group?"""
         start = segment_starts(self.sizes)
         last = start + self.sizes - 1
-        return ~distinct(self.xs[:, start], self.xs[:, last]).T
+        return is_constant(self.xs[:, start], self.xs[:, last]).T
 
     def best_splits(self, total, keys, rules, criterion, trees=None):
         """Each open node's best split: ``(group, feature, threshold, left statistics)``.
@@ -638,9 +640,11 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         nodes = open_nodes[groups]
         right = total[:, nodes] - left
         w, wl, wr = weight[nodes], node_weight(left, criterion), node_weight(right, criterion)
-        decrease = impurity[nodes] - wr / w * impurity_of(right) - wl / w * impurity_of(left)
-        share = w / root_weight[tree[nodes]]
-        keep = ~too_small_a_decrease(share * decrease, rules.min_impurity_decrease)
+        improvement = weighted_decrease(
+            w, root_weight[tree[nodes]], impurity[nodes],
+            wl, impurity_of(left), wr, impurity_of(right),
+        )  # fmt: skip
+        keep = ~too_small_a_decrease(improvement, rules.min_impurity_decrease)
         nodes, f, threshold = nodes[keep], f[keep], threshold[keep]
         if len(nodes) == 0:
             break

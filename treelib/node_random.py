@@ -8,7 +8,7 @@ depend on the order nodes are grown in), every node gets a 32-bit *key* that
 hashes its path from the root, and its feature order is computed from that
 key. So the depth-first builder of Chapter 2 and the level-wise builders of
 Chapter 7 make the same random choices; with one tie rule
-(``treelib.split.is_tie_or_best``) they grow identical trees (``hist`` too, when
+(``treelib.rules.is_tie_or_best``) they grow identical trees (``hist`` too, when
 its bins hold every distinct value).
 """
 

@@ -1,7 +1,7 @@
 """The rule book: every rule a tree builder obeys, written once.
 
 Introduced in Chapter 1 (``notebooks/01_decision_stump``); missing values and
-monotonic constraints join it in Chapter 6, the tie rule in Chapter 7.
+monotonic constraints join it in Chapter 6, and Chapter 7 applies it to whole levels.
 
 The builders (the stump, the recursive and best-first trees of Chapter 2, the
 level-wise and histogram builders of Chapter 7, the forests and boosting) differ
@@ -12,15 +12,19 @@ statistics. What they decide is decided here, as scikit-learn decides it
 
 - **routing** (:func:`goes_left`): ``x <= threshold`` goes left (``x == c``
   for a one-vs-rest categorical split); a NaN goes to the side the split learned
-  (:func:`more_samples_left` where the split saw no NaN);
+  (the bigger child, :func:`bigger_child_is_left`, where the split saw no NaN);
 - **allowed candidates**: a threshold sits between sorted values that differ by
-  more than :data:`FEATURE_THRESHOLD` (:func:`midpoint`); both children need
+  more than :data:`FEATURE_THRESHOLD` (:func:`distinct`, :func:`midpoint`; a
+  feature with no such pair is constant, :func:`is_constant`); both children need
   ``min_samples_leaf`` samples (:func:`big_enough`) and ``min_weight_leaf``
   weight (:func:`heavy_enough`), and, under a monotonic constraint, values in
   the node's bounds and in the right order (:func:`monotonic_ok`);
 - **the winner**: the best score, ties (:func:`tie_tolerance`,
-  :func:`is_tie_or_best`) going to the candidate searched first;
-- **stopping** (:func:`is_leaf_before_search`, :func:`too_small_a_decrease`);
+  :func:`is_tie_or_best`) going to the candidate searched first (the
+  tolerance is treelib's: scikit-learn compares exactly, which is why the
+  comparisons with scikit-learn use data without ties);
+- **stopping** (:func:`is_leaf_before_search`, and after the search
+  :func:`too_small_a_decrease` of the split's :func:`weighted_decrease`);
 - **bounds** of a constrained tree's children (:func:`child_bounds`) and the
   clipping of node values to them (:func:`clip_value`).
 """
@@ -58,11 +62,19 @@ def goes_left(x, threshold, categorical=False, missing_left=False):
     return left
 
 
-def more_samples_left(children_left, children_right, n_node_samples):
-    """Where a split that saw no NaN sends one: 1 where the left child had more samples.
+def bigger_child_is_left(n_left, n_right):
+    """Where a split that saw no NaN sends one: left when the left child has more samples.
 
-    Introduced in Chapter 6. scikit-learn 1.9's rule (``n_left > n_right``;
-    equal counts go right); 0 for leaves. numpy arrays in, uint8 array out.
+    Introduced in Chapter 6. scikit-learn 1.9's rule (``n_left > n_right``, in
+    unweighted counts; equal counts go right).
+    """
+    return n_left > n_right
+
+
+def more_samples_left(children_left, children_right, n_node_samples):
+    """:func:`bigger_child_is_left` for every split of a tree: 1 where a NaN goes left.
+
+    Introduced in Chapter 6; 0 for leaves. numpy arrays in, uint8 array out.
     """
     import numpy as np
 
@@ -70,7 +82,7 @@ def more_samples_left(children_left, children_right, n_node_samples):
     inner = children_left >= 0
     counts = np.asarray(n_node_samples)
     more = np.zeros(len(children_left), dtype=np.uint8)
-    more[inner] = counts[children_left[inner]] > counts[children_right[inner]]
+    more[inner] = bigger_child_is_left(counts[children_left[inner]], counts[children_right[inner]])
     return more
 
 
@@ -92,10 +104,26 @@ def midpoints(a, b):
 def distinct(lower, upper):
     """Can a threshold sit between sorted values ``lower`` and ``upper`` (float32)?
 
-    They must differ by more than :data:`FEATURE_THRESHOLD`; a NaN never
-    qualifies (every comparison with it is false).
+    ``upper > lower + FEATURE_THRESHOLD``, computed in float32 as scikit-learn
+    does (its ``FEATURE_THRESHOLD`` is a float32), so neighbouring float32
+    values near 1 do not count as distinct; a NaN never qualifies (every
+    comparison with it is false).
     """
     return upper > lower + FEATURE_THRESHOLD
+
+
+def is_constant(low, high, has_missing=None, all_missing=None):
+    """A feature a node cannot split: its values (``low`` to ``high``) are not distinct.
+
+    Introduced in Chapter 5 (the feature draw skips constant features). With
+    NaN (Chapter 6), as scikit-learn 1.9: a feature whose values are all NaN is
+    constant, and one with some NaN is not, even if its known values are all
+    equal (it can still split the NaN from the rest).
+    """
+    constant = ~distinct(low, high)
+    if has_missing is None:  # (no NaN)
+        return constant
+    return all_missing | (~has_missing & constant)
 
 
 def big_enough(n_left, n_right, min_samples_leaf):
@@ -137,7 +165,10 @@ def monotonic_ok(value_left, value_right, constraint, lower, upper):
 def tie_tolerance(total, criterion):
     """How far below a node's best score a candidate still ties with it.
 
-    Introduced in Chapter 7 (one tie rule in every builder).
+    Introduced in Chapter 1 (one tie rule in every builder: Chapter 7). The
+    tolerance is treelib's: scikit-learn keeps a candidate only when it is
+    strictly better, in its own random feature order, which is why
+    comparisons with scikit-learn use data without ties.
 
     Parameters
     ----------
@@ -149,10 +180,12 @@ def tie_tolerance(total, criterion):
     Returns
     -------
     tensor of shape () or (n_nodes,)
-        ``TIE_RTOL`` times a bound on the node's scores: its weight for
-        classification (``W * impurity``), ``sum w*y**2`` for squared error
-        (the proxy ``S_L**2/W_L + S_R**2/W_R`` never exceeds it). Rounding
-        errors are relative to that bound, not to the score itself.
+        ``TIE_RTOL`` times the scale of the node's scores
+        (:meth:`treelib.criteria.Criterion.tie_scale`): its weight ``W`` for
+        classification (the scores are at most ``W`` times the largest
+        impurity), ``sum w*y**2`` for squared error (a bound: the proxy
+        ``S_L**2/W_L + S_R**2/W_R`` never exceeds it). Rounding errors are
+        relative to that scale, not to the score itself.
     """
     return TIE_RTOL * criterion_of(criterion).tie_scale(total).abs()
 
@@ -160,11 +193,12 @@ def tie_tolerance(total, criterion):
 def is_tie_or_best(scores, best, tol):
     """Which ``scores`` are the best or tie with it (``best - tol`` or more).
 
-    Introduced in Chapter 7. ``best`` is the largest score and ``tol`` comes
-    from :func:`tie_tolerance` (both broadcast against ``scores``); ``-inf``
-    (not a candidate) never qualifies. The caller then takes the first such
-    candidate in search order: the lowest feature rank, then the smallest
-    threshold.
+    Introduced in Chapter 1 (on whole levels in Chapter 7). ``best`` is the
+    largest score and ``tol`` comes from :func:`tie_tolerance` (both broadcast
+    against ``scores``); ``-inf`` (not a candidate) never qualifies. The
+    caller then takes the first such candidate in search order: the lowest
+    feature rank, then the smallest threshold (with NaN: first the candidates
+    with the NaN on the right).
     """
     return (scores >= best - tol) & (scores > float("-inf"))
 
@@ -203,6 +237,19 @@ def is_leaf_before_search(n, weight, impurity, depth, rules):
         | (weight < 2 * rules.min_weight_leaf)
         | (impurity <= EPSILON)
     )
+
+
+def weighted_decrease(
+    weight, root_weight, impurity, w_left, impurity_left, w_right, impurity_right
+):
+    """scikit-learn's improvement of a split (Chapter 2), its weighted impurity decrease.
+
+    ``(W_t / W) * (i_t - W_R/W_t i_R - W_L/W_t i_L)``: the node's share of the
+    root weight times its impurity decrease. For one split (numbers) or many
+    (tensors).
+    """
+    share = weight / root_weight
+    return share * (impurity - w_right / weight * impurity_right - w_left / weight * impurity_left)
 
 
 def too_small_a_decrease(improvement, min_impurity_decrease):

@@ -6,13 +6,16 @@ For every feature we sort the node's samples once; a cumulative sum of the
 per-sample statistics then gives the statistics of the left child for *every*
 candidate threshold at once, and the right child is the total minus the left.
 Every rule it applies (which candidates are allowed, which one wins and how
-ties break, where a sample goes) is written once, in :mod:`treelib.rules`;
+ties break, where a sample goes) is written once, in :mod:`treelib.rules`
+(the search only lays the candidates out);
 Chapter 1 states them and ``tests/test_split.py`` checks them by hand. A node
 with NaN also tries every threshold with its missing samples on either side
 (Chapter 6), and a monotonic constraint rejects splits whose children's values
-are out of order (Chapter 6). The tie rule (Chapter 7): scores closer than
-``TIE_RTOL`` times the node's scale are ties, and the candidate searched first
-wins - the first feature in the node's order, then the smallest threshold.
+are out of order (Chapter 6). The tie rule: scores closer than ``TIE_RTOL``
+times the node's scale are ties, and the candidate searched first wins - the
+first feature in the node's order, then the smallest threshold (with NaN, first
+the candidates with the NaN on the right, then the NaN alone, then the NaN on
+the left).
 """
 
 from typing import NamedTuple
@@ -24,6 +27,7 @@ from .rules import (  # noqa: F401  (the rules' names stay importable from here,
     FEATURE_THRESHOLD,
     TIE_RTOL,
     big_enough,
+    bigger_child_is_left,
     distinct,
     goes_left,
     heavy_enough,
@@ -32,6 +36,7 @@ from .rules import (  # noqa: F401  (the rules' names stay importable from here,
     midpoints,
     monotonic_ok,
     tie_tolerance,
+    weighted_decrease,
 )
 
 
@@ -174,7 +179,7 @@ def best_ordinal_candidate(X, stats, total, features, criterion, limits, monoton
         if with_nan and int(n_missing[j]) > 0:
             missing_left = col >= n
         else:  # no NaN seen here: a NaN will follow the child with more samples
-            missing_left = pos + 1 > n - pos - 1
+            missing_left = bigger_child_is_left(pos + 1, n - pos - 1)
     return Candidate(
         float(scores[j, col]), j, features[j], threshold, left[:, j, col], missing_left=missing_left
     )
@@ -194,7 +199,7 @@ def best_categorical_candidate(x, stats, total, criterion, limits):
     n_left = torch.bincount(codes, minlength=len(categories))
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
-    allowed = (n_left >= min_samples_leaf) & (len(x) - n_left >= min_samples_leaf)
+    allowed = big_enough(n_left, len(x) - n_left, min_samples_leaf)
     allowed &= heavy_enough(w_left, w_right, min_weight_leaf)
     scores = torch.where(allowed, scores, float("-inf"))
     best = scores.max()
@@ -280,7 +285,7 @@ def make_split(best, total, criterion, root_weight=None):
     w = float(node_weight(total, criterion))
     wl, wr = float(node_weight(best.left, criterion)), float(node_weight(right, criterion))
     root_weight = w if root_weight is None else root_weight
-    improvement = (w / root_weight) * (imp - wr / w * imp_r - wl / w * imp_l)
+    improvement = weighted_decrease(w, root_weight, imp, wl, imp_l, wr, imp_r)
     # scikit-learn's Criterion.middle_value: the children's values, halved, summed
     middle = float(
         split_values(best.left, 2 * wl, criterion) + split_values(right, 2 * wr, criterion)

@@ -152,7 +152,7 @@ class BaseDecisionTree(BaseEstimator):
         )
         if self._is_classifier:
             w = apply_class_weight(self.class_weight, self.classes_, y, w)
-        if not self._grows_from_bins() or bool(X.isnan().any()):
+        if self._builder(missing=bool(X.isnan().any())) != "hist":
             return self._fit_tensors(X, y, w)
         # The histogram builder reads X only to bin it: bin the rows that count, free X.
         keep, device = w > 0, self._device()
@@ -161,18 +161,30 @@ class BaseDecisionTree(BaseEstimator):
         X = None  # (memory: the float32 copy of the data is not kept while growing)
         return self._fit_tensors(X, y, w, bins)
 
-    def _grows_from_bins(self):
-        """Is this a tree the histogram builder grows (from the bins alone, Chapter 7)?
+    def _builder(self, missing=False, rules=None):
+        """Which builder grows this tree: the one place that decides it (Chapter 7).
 
-        Not with NaN in X (the caller checks): see :meth:`_grow`.
+        ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
+        ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
+        for what only it handles: categorical features, missing values
+        (``missing``: NaN in X), monotonic constraints, random splits;
+        otherwise ``"levelwise"``, or ``"hist"`` (which grows from the bins
+        alone). The forests and gradient boosting ask their trees here.
+        ``rules``: the resolved rules, if known (else read from the parameters).
         """
-        return (
-            bins_wanted(self.tree_method, self.max_bins)
-            and self.max_leaf_nodes is None
-            and self.categorical_features is None
-            and self.monotonic_cst is None
-            and self.splitter == "best"
-        )
+        if self.max_leaf_nodes is not None:
+            return "best-first"
+        if rules is not None:
+            special = bool(rules.categorical) or rules.monotonic is not None
+            special = special or rules.splitter != "best"
+        else:
+            special = self.categorical_features is not None or self.monotonic_cst is not None
+            special = special or self.splitter != "best"
+        if self.tree_method == "recursive" or missing or special:
+            return "recursive"
+        if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
+            return "levelwise"  # (an invalid max_bins: _grow raises its error)
+        return self.tree_method
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """The cost-complexity pruning path of the tree grown on ``(X, y)``.
@@ -255,23 +267,16 @@ class BaseDecisionTree(BaseEstimator):
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
             raise ValueError(f"max_bins must be an int >= 2; got {self.max_bins!r}.")
         max_leaf_nodes = check_max_leaf_nodes(self.max_leaf_nodes)
+        builder = self._builder(self._missing_in_fit, rules)
         with one_cpu_thread(stats.device):
-            if max_leaf_nodes is not None:
+            if builder == "best-first":
                 return grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes)
-            if self._needs_recursive(X, rules):
+            if builder == "recursive":
                 return grow_tree(X, stats, criterion, rules, seed)
             search = None  # exact
-            if self.tree_method == "hist":
+            if builder == "hist":
                 search = HistogramSearch(X, stats, self.max_bins, criterion, bins)
             return grow_tree_levelwise(X, stats, criterion, rules, seed, search)
-
-    def _needs_recursive(self, X, rules):
-        """Must the recursive builder grow this tree? (See :meth:`_grow`.)"""
-        if self.tree_method == "recursive" or rules.categorical or rules.monotonic is not None:
-            return True
-        if rules.splitter != "best":
-            return True
-        return self._missing_in_fit
 
     def apply(self, X):
         """Index of the leaf each sample ends up in (int64, as scikit-learn)."""
@@ -366,11 +371,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         (:mod:`treelib.pruning`). 0: no pruning.
     monotonic_cst : array-like of int of shape (n_features,) or None, default=None
         Monotonic constraints (Chapter 6): 1 where the prediction (the
-        probability of the second class, for a binary classifier) may only rise
-        with the feature, -1 where it may only fall, 0 for no constraint. As
-        scikit-learn: a split on a constrained feature must keep its children's
-        values in order and within the bounds its ancestors set; not for
-        multiclass problems.
+        probability of the second class, for a binary classifier) may never
+        fall as the feature grows, -1 where it may never rise, 0 for no
+        constraint. As scikit-learn: a split on a constrained feature must keep
+        its children's values in order and within the bounds its ancestors
+        set; not for multiclass problems, nor for categorical features.
     categorical_features : indices, boolean mask, column names or None, default=None
         Features whose values are unordered codes: they are split one-vs-rest,
         ``x == c`` left and ``x != c`` right (Chapter 6).
@@ -381,7 +386,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         (identical to the exact builders when every feature has at most
         ``max_bins`` distinct float32 values; otherwise only bin edges are tried
         and the tree is close to, not equal to, the exact one). All builders
-        break ties by one rule, ``treelib.split.is_tie_or_best``.
+        break ties by one rule, ``treelib.rules.is_tie_or_best``.
     max_bins : int, default=255
         Bins per feature for ``tree_method="hist"``.
     device : str, torch.device or None, default=None
