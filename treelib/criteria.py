@@ -183,10 +183,11 @@ class SquaredError(Criterion):
         return stats[1] / weight
 
 
+_ENTROPY = Entropy()
 CRITERION_OBJECTS = {
     "gini": Gini(),
-    "entropy": Entropy(),
-    "log_loss": Entropy(),
+    "entropy": _ENTROPY,
+    "log_loss": _ENTROPY,  # scikit-learn's other name for entropy
     "squared_error": SquaredError(),
 }
 
