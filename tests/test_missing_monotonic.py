@@ -60,40 +60,41 @@ def assert_same_as_sklearn(ours, theirs, X_new, kind):
     np.testing.assert_allclose(outputs(ours, X_new, kind), outputs(theirs, X_new, kind), atol=1e-12)
 
 
-@pytest.mark.parametrize("builder", BUILDERS, ids=lambda b: "-".join(map(str, b.values())))
-@pytest.mark.parametrize("kind", ["classifier", "regressor"])
-def test_missing_values_equal_sklearn(kind, builder):
+def compare_tie_free_sets(kind, builder, problems, wanted, check_treelib_ties=True):
+    """Fit treelib and scikit-learn on ``problems`` until ``wanted`` tie-free sets compared.
+
+    ``problems`` yields ``(X, y, w, params, X_new)``; ``builder`` gives the
+    ``tree_method`` (and e.g. ``max_leaf_nodes``). Returns how many were compared.
+    """
     compared = 0
-    for seed in range(2 * N_SETS):
-        X, y, w, params, X_new = random_problem(seed, kind)
+    for X, y, w, params, X_new in problems:
         params = {**params, **{k: v for k, v in builder.items() if k != "tree_method"}}
         theirs = tie_free_sklearn_fit(kind, X, y, w, params)
-        if theirs is None or not tie_free_for_treelib(treelib_class(kind), X, y, w, params):
+        if theirs is None or (
+            check_treelib_ties and not tie_free_for_treelib(treelib_class(kind), X, y, w, params)
+        ):
             continue
         ours = treelib_class(kind)(**params, tree_method=builder["tree_method"], random_state=0)
         assert_same_as_sklearn(ours.fit(X, y, sample_weight=w), theirs, X_new, kind)
         compared += 1
-        if compared == N_SETS:
+        if compared == wanted:
             break
-    assert compared == N_SETS
+    return compared
+
+
+@pytest.mark.parametrize("builder", BUILDERS, ids=lambda b: "-".join(map(str, b.values())))
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_missing_values_equal_sklearn(kind, builder):
+    problems = (random_problem(seed, kind) for seed in range(2 * N_SETS))
+    assert compare_tie_free_sets(kind, builder, problems, N_SETS) == N_SETS
 
 
 @pytest.mark.parametrize("builder", BUILDERS, ids=lambda b: "-".join(map(str, b.values())))
 @pytest.mark.parametrize("kind", ["classifier", "regressor"])
 def test_nan_only_at_predict_time_goes_to_the_bigger_child(kind, builder):
     """A tree that saw no NaN sends one to the child with more training samples."""
-    compared = 0
-    for seed in range(2 * N_SETS):
-        X, y, w, params, X_new = random_problem(seed, kind, nan_rate=(0.0, 0.0))
-        params = {**params, **{k: v for k, v in builder.items() if k != "tree_method"}}
-        theirs = tie_free_sklearn_fit(kind, X, y, w, params)
-        if theirs is None:
-            continue
-        ours = treelib_class(kind)(**params, tree_method=builder["tree_method"], random_state=0)
-        assert_same_as_sklearn(ours.fit(X, y, sample_weight=w), theirs, X_new, kind)
-        compared += 1
-        if compared == N_SETS // 2:
-            break
+    problems = (random_problem(s, kind, nan_rate=(0.0, 0.0)) for s in range(2 * N_SETS))
+    compared = compare_tie_free_sets(kind, builder, problems, N_SETS // 2, check_treelib_ties=False)
     assert compared == N_SETS // 2
 
 
@@ -163,19 +164,11 @@ def monotonic_problem(seed, kind):
 @pytest.mark.parametrize("builder", BUILDERS, ids=lambda b: "-".join(map(str, b.values())))
 @pytest.mark.parametrize("kind", ["classifier", "regressor"])
 def test_monotonic_cst_equal_sklearn(kind, builder):
-    compared = 0
-    for seed in range(2 * N_SETS):
-        X, y, w, params = monotonic_problem(seed, kind)
-        params = {**params, **{k: v for k, v in builder.items() if k != "tree_method"}}
-        theirs = tie_free_sklearn_fit(kind, X, y, w, params)
-        if theirs is None or not tie_free_for_treelib(treelib_class(kind), X, y, w, params):
-            continue
-        ours = treelib_class(kind)(**params, tree_method=builder["tree_method"], random_state=0)
-        assert_same_as_sklearn(ours.fit(X, y, sample_weight=w), theirs, X, kind)
-        compared += 1
-        if compared == N_SETS:
-            break
-    assert compared == N_SETS
+    problems = (
+        (X, y, w, params, X)  # predictions compared on the training data
+        for X, y, w, params in (monotonic_problem(seed, kind) for seed in range(2 * N_SETS))
+    )
+    assert compare_tie_free_sets(kind, builder, problems, N_SETS) == N_SETS
 
 
 @pytest.mark.parametrize("constraint", [1, -1])
