@@ -232,6 +232,8 @@ class BaseDecisionTree(BaseEstimator):
             if X is not None:  # (else the bins hold only these rows)
                 X, bins = X[keep], None if bins is None else bins.select(keep)
         X, stats = None if X is None else X.to(device), stats.to(device)
+        if rules.monotonic is not None:  # (the constraints live where the tree grows)
+            rules = rules._replace(monotonic=rules.monotonic.to(device))
         bins = None if bins is None else bins.to(device)
         # (a tree that saw NaN shows where NaN goes in export_text and plot_tree)
         self._missing_in_fit = X is not None and bool(X.isnan().any())
