@@ -50,7 +50,6 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
 from .hist import bin_columns
 from .tree import TREE_METHODS, DecisionTreeRegressor
-from .tree_structure import TREE_LEAF
 
 EPS = float(np.finfo(np.float64).eps)
 SAFE_DIVIDE_BELOW = 1e-150  # scikit-learn's _safe_divide: a smaller denominator gives 0
@@ -233,10 +232,7 @@ def set_leaf_values(tree, values):
     Introduced in Chapter 8. Inner nodes keep their means; the tensor copies that
     ``Tree.to_torch`` caches are dropped so that they are rebuilt from the new values.
     """
-    t = tree.tree_
-    is_leaf = t.children_left == TREE_LEAF
-    t.value[is_leaf, 0, 0] = values.cpu().numpy()[is_leaf]
-    t._tensors.clear()  # a cleaner hook would be a Tree method that does this
+    tree.tree_.set_leaf_values(values)
 
 
 def _check_open(name, value, low, high, closed_low=False, closed_high=False):

@@ -103,6 +103,17 @@ class Tree:
                 self.children_left, self.children_right, self.n_node_samples
             )
 
+    def set_leaf_values(self, values):
+        """Overwrite the leaves' values (one per node; inner nodes keep theirs).
+
+        Introduced in Chapter 8, where gradient boosting replaces a tree's leaf
+        means by Newton steps. The tensor copies cached for prediction are
+        dropped, so the next prediction reads the new values.
+        """
+        is_leaf = self.children_left == TREE_LEAF
+        self.value[is_leaf, 0, 0] = _as_numpy(values)[is_leaf]
+        self._tensors.clear()
+
     @property
     def node_count(self):
         """Number of nodes, inner nodes and leaves."""
