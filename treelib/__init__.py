@@ -6,7 +6,7 @@ Each public object's docstring names the chapter that introduces it.
 
 from . import datasets
 from ._show_versions import show_versions
-from .boosting import AdaBoostClassifier
+from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .criteria import entropy, gini, squared_error
 from .export import export_text, plot_tree
 from .extra_trees import ExtraTreesClassifier, ExtraTreesRegressor
@@ -21,6 +21,7 @@ __version__ = "0.2.0"
 __all__ = [
     "datasets",
     "AdaBoostClassifier",
+    "AdaBoostRegressor",
     "DecisionStump",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
