@@ -9,7 +9,7 @@ from ._show_versions import show_versions
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .criteria import entropy, gini, squared_error
 from .export import export_text, plot_tree
-from .extra_trees import ExtraTreesClassifier, ExtraTreesRegressor
+from .extra_trees import ExtraTreesClassifier, ExtraTreesRegressor, RandomTreesEmbedding
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .split import Split, best_split
@@ -32,6 +32,7 @@ __all__ = [
     "Tree",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "RandomTreesEmbedding",
     "Split",
     "best_split",
     "entropy",
