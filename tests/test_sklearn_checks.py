@@ -4,11 +4,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from treelib import (
     AdaBoostClassifier,
+    AdaBoostRegressor,
     DecisionStump,
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
+    RandomTreesEmbedding,
 )
 
 ESTIMATORS = [
@@ -18,6 +20,8 @@ ESTIMATORS = [
     RandomForestClassifier(n_estimators=10),
     RandomForestRegressor(n_estimators=10),
     AdaBoostClassifier(n_estimators=10),
+    AdaBoostRegressor(n_estimators=5),
+    RandomTreesEmbedding(n_estimators=5),
 ]
 # Expected failures, each with its reason: {estimator class name: {check name: reason}}
 RESAMPLING = (

@@ -6,10 +6,10 @@ Each public object's docstring names the chapter that introduces it.
 
 from . import datasets
 from ._show_versions import show_versions
-from .boosting import AdaBoostClassifier
+from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .criteria import entropy, gini, squared_error
 from .export import export_text, plot_tree
-from .extra_trees import ExtraTreesClassifier, ExtraTreesRegressor
+from .extra_trees import ExtraTreesClassifier, ExtraTreesRegressor, RandomTreesEmbedding
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .split import Split, best_split
@@ -21,6 +21,7 @@ __version__ = "0.2.0"
 __all__ = [
     "datasets",
     "AdaBoostClassifier",
+    "AdaBoostRegressor",
     "DecisionStump",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
@@ -31,6 +32,7 @@ __all__ = [
     "Tree",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "RandomTreesEmbedding",
     "Split",
     "best_split",
     "entropy",

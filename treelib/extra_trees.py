@@ -21,11 +21,16 @@ grown by the recursive builder only (``tree_method`` then has no effect, and
 forests of extra trees are not grown batched).
 """
 
+import numpy as np
 import torch
+from sklearn.base import TransformerMixin
+from sklearn.preprocessing import OneHotEncoder
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_feature_names_in, _num_samples, check_is_fitted
 
-from ._validation import RANDOM_CATEGORICAL
+from ._validation import RANDOM_CATEGORICAL, invalid_parameter
 from .criteria import node_weight
-from .forest import RandomForestClassifier, RandomForestRegressor
+from .forest import BaseForest, RandomForestClassifier, RandomForestRegressor
 from .node_random import GOLDEN, mix32
 from .rules import (
     big_enough,
@@ -38,6 +43,7 @@ from .rules import (
     tie_tolerance,
 )
 from .split import Candidate, make_split, split_scores, split_values
+from .tree import DecisionTreeRegressor
 
 THRESHOLD_SALT = 0x51ED270B  # separates the threshold draws from the feature order's hashes
 MISSING_SIDE = 2**24  # feature f's NaN side is drawn as "feature" f + MISSING_SIDE
@@ -361,3 +367,176 @@ class ExtraTreesRegressor(ExtraTreesMixin, RandomForestRegressor):
         self.max_samples = max_samples
         self.monotonic_cst = monotonic_cst
         self.device = device
+
+
+class RandomTreesEmbedding(TransformerMixin, ExtraTreesMixin, BaseForest):
+    """Totally random trees whose leaves one-hot encode the samples. Introduced in Chapter 5.
+
+    scikit-learn 1.9.1's ``RandomTreesEmbedding`` (Moosmann et al., 2008):
+    ``fit`` draws a meaningless target ``y ~ U[0, 1)`` from ``random_state``
+    and grows a forest of extra trees on it (``max_features=1``: each node
+    splits one random feature at one random threshold, so the target hardly
+    matters); ``transform`` turns the leaf each sample reaches in each tree
+    (:meth:`apply`) into one-hot columns (a ``OneHotEncoder``, ``one_hot_encoder_``).
+    Nearby samples share leaves: a sparse, high-dimensional code in which simple
+    linear models find non-linear structure.
+
+    Every row of the output has exactly ``n_estimators`` ones. The target and
+    the trees' seeds are drawn as scikit-learn draws them; the trees themselves
+    differ from scikit-learn's (their thresholds come from treelib's own random
+    numbers, see :func:`random_split`), so the code matches scikit-learn's in
+    distribution, not column for column.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+    max_depth : int or None, default=5
+    min_samples_split, min_samples_leaf, min_weight_fraction_leaf, max_leaf_nodes, \
+min_impurity_decrease
+        Passed to every tree, as in :class:`ExtraTreesRegressor`.
+    sparse_output : bool, default=True
+        Return a ``scipy.sparse.csr_matrix`` (else a dense ndarray).
+    n_jobs : int or None, default=None
+        Accepted for scikit-learn's API (the trees grow one after another).
+    random_state : int, RandomState or None, default=None
+        Draws the target, then the trees' seeds (an int seeds both draws afresh).
+    verbose : int, default=0
+    warm_start : bool, default=False
+        Keep the fitted trees and grow only the new ones; the encoder is refitted.
+
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeRegressor
+    estimator_, n_features_in_, feature_names_in_, feature_importances_
+    one_hot_encoder_ : sklearn.preprocessing.OneHotEncoder
+        Fitted on the training leaves (one feature per tree).
+
+    Examples
+    --------
+    >>> from treelib import RandomTreesEmbedding
+    >>> X = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    >>> code = RandomTreesEmbedding(n_estimators=3, random_state=0).fit_transform(X)
+    >>> code.sum(axis=1).ravel().tolist()
+    [[3.0, 3.0, 3.0, 3.0]]
+    """
+
+    _tree_class = DecisionTreeRegressor
+    # scikit-learn's fixed settings of the trees and the forest (not parameters)
+    criterion = "squared_error"
+    max_features = 1
+    bootstrap = False
+    oob_score = False
+    max_samples = None
+    ccp_alpha = 0.0
+    monotonic_cst = None
+    device = None
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        max_depth=5,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        sparse_output=True,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+    ):
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.sparse_output = sparse_output
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+
+    def _set_oob_score_and_attributes(self, X, y, scoring_function=None):
+        raise NotImplementedError("OOB score not supported by tree embedding")
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Grow the trees on a random target and fit the encoder of their leaves.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Passed to every tree.
+
+        Returns
+        -------
+        self
+        """
+        self.fit_transform(X, y, sample_weight=sample_weight)
+        return self
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """:meth:`fit`, then the embedding of X (as :meth:`transform`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix or ndarray of shape (n_samples, n_leaves)
+            ``n_leaves`` is the number of leaves reached, summed over the trees.
+        """
+        if not isinstance(self.sparse_output, (bool, np.bool_)):
+            allowed = "an instance of 'bool' or an instance of 'numpy.bool'"
+            raise invalid_parameter(
+                "sparse_output", type(self).__name__, allowed, self.sparse_output
+            )
+        target = check_random_state(self.random_state).uniform(size=_num_samples(X))
+        BaseForest.fit(self, X, target, sample_weight=sample_weight)
+        self.one_hot_encoder_ = OneHotEncoder(sparse_output=self.sparse_output)
+        output = self.one_hot_encoder_.fit_transform(self.apply(X))
+        self._n_features_out = output.shape[1]
+        return output
+
+    def transform(self, X):
+        """One-hot code of the leaf each sample reaches in every tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix or ndarray of shape (n_samples, n_leaves)
+        """
+        check_is_fitted(self)
+        return self.one_hot_encoder_.transform(self.apply(X))
+
+    def get_feature_names_out(self, input_features=None):
+        """``randomtreesembedding_{tree}_{leaf}`` for every output column, as scikit-learn.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Only checked against ``feature_names_in_``.
+
+        Returns
+        -------
+        ndarray of object
+        """
+        check_is_fitted(self, "_n_features_out")
+        _check_feature_names_in(self, input_features=input_features, generate_names=False)
+        names = [
+            f"randomtreesembedding_{tree}_{leaf}"
+            for tree in range(self.n_estimators)
+            for leaf in self.one_hot_encoder_.categories_[tree]
+        ]
+        return np.asarray(names, dtype=object)

@@ -138,11 +138,12 @@ def install():
         for mod in modules:
             if hasattr(mod, name):
                 setattr(mod, name, cls)
-    # treelib's AdaBoost makes its default stump from treelib.boosting's
-    # DecisionTreeClassifier: the builder under test grows it too.
+    # treelib's AdaBoost makes its default stump (classifier) and depth-3 tree
+    # (regressor) from treelib.boosting's trees: the builder under test grows them too.
     import treelib.boosting
 
     treelib.boosting.DecisionTreeClassifier = SUBSTITUTED["DecisionTreeClassifier"]
+    treelib.boosting.DecisionTreeRegressor = SUBSTITUTED["DecisionTreeRegressor"]
 
 
 install()

@@ -72,7 +72,10 @@ REFERENCES = {
     "bootstrap_counts": ["treelib.forest:bootstrap_counts"],
     "random_forest": ["treelib.forest:RandomForestClassifier.fit"],
     "adaboost_round": ["treelib.boosting:samme_alpha", "treelib.boosting:reweight"],
-    "adaboost": ["treelib.boosting:AdaBoostClassifier.fit"],
+    "adaboost": [
+        "treelib.boosting:BaseWeightBoosting.fit",
+        "treelib.boosting:AdaBoostClassifier._boost",
+    ],
     "segmented_cumsum": ["treelib.levelwise:segment_starts"],
     "negative_gradient": [
         "treelib.gradient_boosting:BinomialLoss.negative_gradient",
