@@ -67,6 +67,20 @@ def squared_error(moments):
     return wyy / w - mean * mean
 
 
+def multi_output_squared_error(moments):
+    """Squared error of ``k`` outputs from ``(W, S_1, ..., S_k, sum_j sum w*y_j**2)``.
+
+    Introduced with multi-output trees (Chapter 5), as scikit-learn's
+    ``MSE.node_impurity``: ``sum w*y**2 / W`` minus each output's squared mean,
+    divided by ``k`` (the mean of the outputs' squared errors).
+    """
+    w, n_outputs = moments[0], len(moments) - 2
+    impurity = moments[-1] / w
+    for s in moments[1:-1]:
+        impurity = impurity - (s / w) ** 2
+    return impurity / n_outputs
+
+
 CRITERIA = {
     "gini": gini,
     "entropy": entropy,
@@ -89,6 +103,7 @@ class Criterion:
 
     name = None
     is_regression = False
+    multi_output = False  # True: per_sample takes y of shape (n, n_outputs) (Chapter 5)
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -155,24 +170,36 @@ class SquaredError(Criterion):
 
     name = "squared_error"
     is_regression = True
+    multi_output = True  # a 2-d y has the statistics of per_sample's docstring (Chapter 5)
 
     def per_sample(self, y, w, n_classes=None):
+        """``(w, w*y, w*y**2)``; for ``k`` outputs (``y`` of shape (n, k), Chapter 5)
+        ``(w, w*y_1, ..., w*y_k, sum_j w*y_j**2)``, as scikit-learn's sums."""
         y = y.to(torch.float64)
+        if y.dim() == 2:  # multi-output
+            wy = w[:, None] * y
+            return torch.cat([w[None], wy.T, sum_classes((wy * y).T)[None]])
         return torch.stack([w, w * y, w * y * y])
 
     def impurity(self, stats):
+        if len(stats) > 3:  # k outputs: scikit-learn's MSE, divided by k
+            return multi_output_squared_error(stats)
         return squared_error(stats)
 
     def weight(self, stats):
         return stats[0]
 
     def value(self, stats):
-        """The weighted mean target."""
+        """The weighted mean target (multi-output: shape (n_outputs, 1), one per output)."""
+        if len(stats) > 3:
+            return (stats[1:-1] / stats[0]).unsqueeze(1)
         return stats[1:2] / stats[0]
 
     def split_scores(self, left, right, w_left, w_right):
         # scikit-learn's proxy S_L**2 / W_L + S_R**2 / W_R: the same order as
         # the children's impurity, rounded as scikit-learn rounds it (Chapter 3)
+        if len(left) > 3:  # k outputs: the squares summed over outputs first
+            return sum_classes(left[1:-1] ** 2) / w_left + sum_classes(right[1:-1] ** 2) / w_right
         return left[1] ** 2 / w_left + right[1] ** 2 / w_right
 
     def tie_scale(self, total):
@@ -195,6 +222,59 @@ CRITERION_OBJECTS = {
 def criterion_of(criterion):
     """The :class:`Criterion` object of a name (an object is returned as it is)."""
     return criterion if isinstance(criterion, Criterion) else CRITERION_OBJECTS[criterion]
+
+
+class MultiOutputClassification(Criterion):
+    """One classification criterion on ``k`` outputs at once (Chapter 5).
+
+    As scikit-learn's ``ClassificationCriterion`` with ``n_outputs > 1``: the
+    statistics stack each output's block of weighted class counts (output
+    ``j`` has ``n_classes[j]`` rows), a node's impurity is the mean of the
+    outputs' impurities, the split score ``-(W_L imp_L + W_R imp_R)`` uses
+    those means, and a node's value holds each output's class fractions,
+    zero-padded to the largest number of classes: shape (n_outputs, max_n_classes).
+    """
+
+    is_regression = False
+
+    def __init__(self, base, n_classes):
+        self.base = criterion_of(base)
+        self.name = self.base.name
+        self.n_classes = tuple(int(c) for c in n_classes)
+        ends = [sum(self.n_classes[: j + 1]) for j in range(len(self.n_classes))]
+        self._bounds = list(zip([0] + ends[:-1], ends))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base!r}, n_classes={list(self.n_classes)})"
+
+    def blocks(self, stats):
+        """Each output's rows of ``stats``."""
+        return [stats[a:b] for a, b in self._bounds]
+
+    def per_sample(self, y, w, n_classes=None):
+        """One block of class indicators per output; ``y`` has shape (n, n_outputs)."""
+        columns = zip(y.T, self.n_classes)
+        return torch.cat([self.base.per_sample(col, w, n) for col, n in columns])
+
+    def impurity(self, stats):
+        blocks = self.blocks(stats)
+        total = self.base.impurity(blocks[0])
+        for block in blocks[1:]:  # summed in output order, then divided, as scikit-learn
+            total = total + self.base.impurity(block)
+        return total / len(blocks)
+
+    def weight(self, stats):
+        return self.base.weight(self.blocks(stats)[0])
+
+    def value(self, stats):
+        blocks = self.blocks(stats)
+        value = stats.new_zeros((len(blocks), max(self.n_classes)) + stats.shape[1:])
+        for j, block in enumerate(blocks):
+            value[j, : len(block)] = self.base.value(block)
+        return value
+
+    def split_scores(self, left, right, w_left, w_right):
+        return -(w_left * self.impurity(left) + w_right * self.impurity(right))
 
 
 def node_weight(stats, criterion):

@@ -115,7 +115,7 @@ class Tree:
 
     @property
     def n_outputs(self):
-        """Number of outputs (always 1 in treelib)."""
+        """Number of outputs (more than 1 for a multi-output y, Chapter 5)."""
         return self.value.shape[1]
 
     @property
@@ -125,8 +125,18 @@ class Tree:
 
     @property
     def n_classes(self):
-        """Classes per output, ``np.array([max_n_classes])``."""
+        """Classes per output: ``np.array([max_n_classes])`` unless :meth:`set_n_classes` said."""
+        n_classes = getattr(self, "_n_classes", None)
+        if n_classes is not None:
+            return n_classes
         return np.full(self.n_outputs, self.max_n_classes, dtype=np.intp)
+
+    def set_n_classes(self, n_classes):
+        """Record each output's number of classes (a multi-output classifier, Chapter 5).
+
+        ``value`` is zero-padded to the largest of them, as scikit-learn's.
+        """
+        self._n_classes = np.asarray(n_classes, dtype=np.intp)
 
     @property
     def n_leaves(self):
