@@ -9,6 +9,10 @@ whole grid of them at once:
 
 - classification: weighted class counts, shape ``(n_classes, ...)``;
 - regression: the moments ``(sum w, sum w*y, sum w*y**2)``, shape ``(3, ...)``.
+
+With several outputs (multi-output ``y``, Chapter 5) the statistics stack the
+outputs: one block of class counts per output (:class:`MultiOutputClassification`),
+or ``(sum w, sum w*y_1, ..., sum w*y_k, sum_j sum w*y_j**2)`` for squared error.
 """
 
 import math
@@ -103,7 +107,6 @@ class Criterion:
 
     name = None
     is_regression = False
-    multi_output = False  # True: per_sample takes y of shape (n, n_outputs) (Chapter 5)
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -170,36 +173,24 @@ class SquaredError(Criterion):
 
     name = "squared_error"
     is_regression = True
-    multi_output = True  # a 2-d y has the statistics of per_sample's docstring (Chapter 5)
 
     def per_sample(self, y, w, n_classes=None):
-        """``(w, w*y, w*y**2)``; for ``k`` outputs (``y`` of shape (n, k), Chapter 5)
-        ``(w, w*y_1, ..., w*y_k, sum_j w*y_j**2)``, as scikit-learn's sums."""
         y = y.to(torch.float64)
-        if y.dim() == 2:  # multi-output
-            wy = w[:, None] * y
-            return torch.cat([w[None], wy.T, sum_classes((wy * y).T)[None]])
         return torch.stack([w, w * y, w * y * y])
 
     def impurity(self, stats):
-        if len(stats) > 3:  # k outputs: scikit-learn's MSE, divided by k
-            return multi_output_squared_error(stats)
         return squared_error(stats)
 
     def weight(self, stats):
         return stats[0]
 
     def value(self, stats):
-        """The weighted mean target (multi-output: shape (n_outputs, 1), one per output)."""
-        if len(stats) > 3:
-            return (stats[1:-1] / stats[0]).unsqueeze(1)
+        """The weighted mean target."""
         return stats[1:2] / stats[0]
 
     def split_scores(self, left, right, w_left, w_right):
         # scikit-learn's proxy S_L**2 / W_L + S_R**2 / W_R: the same order as
         # the children's impurity, rounded as scikit-learn rounds it (Chapter 3)
-        if len(left) > 3:  # k outputs: the squares summed over outputs first
-            return sum_classes(left[1:-1] ** 2) / w_left + sum_classes(right[1:-1] ** 2) / w_right
         return left[1] ** 2 / w_left + right[1] ** 2 / w_right
 
     def tie_scale(self, total):
@@ -275,6 +266,38 @@ class MultiOutputClassification(Criterion):
 
     def split_scores(self, left, right, w_left, w_right):
         return -(w_left * self.impurity(left) + w_right * self.impurity(right))
+
+
+class MultiOutputSquaredError(SquaredError):
+    """Squared error of ``k`` outputs at once (Chapter 5), as scikit-learn's ``MSE``.
+
+    The statistics are ``(W, S_1, ..., S_k, Q)`` with ``S_j = sum w*y_j`` and
+    ``Q = sum_j sum w*y_j**2``; the impurity is the mean of the outputs'
+    squared errors (:func:`multi_output_squared_error`), the split score
+    scikit-learn's proxy ``sum_j S_jL**2 / W_L + sum_j S_jR**2 / W_R``, and a
+    node's value has one mean per output: shape (n_outputs, 1).
+    """
+
+    def per_sample(self, y, w, n_classes=None):
+        """``y`` of shape (n_samples, n_outputs)."""
+        y = y.to(torch.float64)
+        wy = w[:, None] * y
+        return torch.cat([w[None], wy.T, sum_classes((wy * y).T)[None]])
+
+    def impurity(self, stats):
+        return multi_output_squared_error(stats)
+
+    def value(self, stats):
+        return (stats[1:-1] / stats[0]).unsqueeze(1)
+
+    def split_scores(self, left, right, w_left, w_right):
+        # the squares summed over outputs first, then divided, as scikit-learn
+        return sum_classes(left[1:-1] ** 2) / w_left + sum_classes(right[1:-1] ** 2) / w_right
+
+
+# Regression criteria that take y of shape (n_samples, n_outputs) (Chapter 5), by name;
+# the classification criteria take it through MultiOutputClassification.
+MULTI_OUTPUT_REGRESSION = {"squared_error": MultiOutputSquaredError()}
 
 
 def node_weight(stats, criterion):

@@ -201,7 +201,9 @@ class BaseForest(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Several outputs (Chapter 5): every tree predicts them all; a
+            column vector is one output (with scikit-learn's ``DataConversionWarning``).
         sample_weight : array-like of shape (n_samples,) or None, default=None
             As scikit-learn 1.9: with ``bootstrap``, each tree draws its rows
             with probabilities proportional to the weights (times the class

@@ -32,9 +32,9 @@ from ._validation import (
 )
 from .criteria import (
     CLASSIFICATION_CRITERIA,
+    MULTI_OUTPUT_REGRESSION,
     REGRESSION_CRITERIA,
     MultiOutputClassification,
-    criterion_of,
     target_stats,
 )
 from .grow import StoppingRules, grow_tree, grow_tree_best_first
@@ -129,14 +129,14 @@ def multi_output_criterion(estimator, name):
 
     Classifiers average one criterion over their outputs
     (:class:`treelib.criteria.MultiOutputClassification`); a regression
-    criterion must handle several outputs itself (``multi_output = True``).
+    criterion has a multi-output version in
+    :data:`treelib.criteria.MULTI_OUTPUT_REGRESSION`.
     """
     if estimator._is_classifier:
         return MultiOutputClassification(name, [len(c) for c in estimator.classes_])
-    criterion = criterion_of(name)
-    if not getattr(criterion, "multi_output", False):
+    if name not in MULTI_OUTPUT_REGRESSION:
         raise ValueError(f"criterion={name!r} does not support multi-output y in treelib.")
-    return criterion
+    return MULTI_OUTPUT_REGRESSION[name]
 
 
 def proba_per_output(estimator, proba):
@@ -211,7 +211,11 @@ class BaseDecisionTree(BaseEstimator):
         return rules
 
     def fit(self, X, y, sample_weight=None):
-        """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
+        """Grow the tree from the training set ``(X, y)``. Returns ``self``.
+
+        ``y`` has shape (n_samples,) or, for several outputs (Chapter 5),
+        (n_samples, n_outputs); a column vector is one output.
+        """
         X, y, w = check_fit_input(
             self, X, y, sample_weight, classifier=self._is_classifier, allow_nan=True,
             multi_output=True,
@@ -264,7 +268,7 @@ class BaseDecisionTree(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         sample_weight : array-like of shape (n_samples,) or None, default=None
 
         Returns
@@ -443,10 +447,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         leaves (or no node can be split). None: grow depth-first, unlimited.
         Every ``tree_method`` then grows the same tree with the exact split
         search (``max_bins`` is unused).
-    class_weight : dict, "balanced" or None, default=None
+    class_weight : dict, list of dicts, "balanced" or None, default=None
         Weights of the classes, multiplying ``sample_weight`` (Chapter 6):
         ``{label: weight}``, or ``"balanced"``: ``n_samples / (n_classes *
         count of the class)``, as scikit-learn's ``compute_sample_weight``.
+        With several outputs (Chapter 5): one dict per output, or
+        ``"balanced"``; a sample's weight is the product over its outputs.
     ccp_alpha : float >= 0, default=0.0
         Cost-complexity pruning (Chapter 2): after growing, keep the subtree
         with the largest effective alpha at most ``ccp_alpha``
@@ -479,12 +485,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     tree_ : treelib.tree_structure.Tree
         The fitted tree as flat numpy arrays (scikit-learn's field names, dtypes
         and shapes); ``tree_.to_torch()`` gives them as tensors.
-    classes_ : ndarray of shape (n_classes,)
-    n_classes_ : int
+    classes_ : ndarray of shape (n_classes,), or a list of them (one per output)
+    n_classes_ : int, or ndarray of shape (n_outputs,) with several outputs
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only if X had column names)
     max_features_ : int
     n_outputs_ : int
+        Columns of ``y`` (Chapter 5): a 2-d ``y`` of shape (n_samples,
+        n_outputs) grows one tree for all outputs, whose impurity is the mean
+        of theirs; ``predict`` then returns (n_samples, n_outputs) and
+        ``predict_proba`` a list, one array per output.
     feature_importances_ : ndarray of shape (n_features,)
 
     Examples
