@@ -166,12 +166,14 @@ def test_forests_equal_sklearn_tree_by_tree(kind):
     np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, atol=1e-9)
 
 
-def test_multi_class_multi_output_forest_classifier_equals_sklearn():
+@pytest.mark.parametrize("class_weight", ["balanced_subsample", "balanced"])
+def test_multi_class_multi_output_forest_classifier_equals_sklearn(class_weight):
     X, y = classification_set(3)  # 3 outputs: 2, 3 and 4 classes
+    w = dyadic_weights(np.random.default_rng(0), len(y)) if class_weight == "balanced" else None
     params = dict(n_estimators=6, max_features=None, min_samples_leaf=10, random_state=0,
-                  class_weight="balanced_subsample")  # fmt: skip
-    ours = RandomForestClassifier(**params).fit(X, y)
-    theirs = skensemble.RandomForestClassifier(**params).fit(X, y)
+                  class_weight=class_weight)  # fmt: skip
+    ours = RandomForestClassifier(**params).fit(X, y, sample_weight=w)
+    theirs = skensemble.RandomForestClassifier(**params).fit(X, y, sample_weight=w)
     for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
         assert_same_tree(a, b, atol=1e-9)
     np.testing.assert_array_equal(ours.n_classes_, theirs.n_classes_)
