@@ -123,6 +123,8 @@ def test_regressor_trees_equal_sklearn_on_tie_free_sets():
         assert ours.n_outputs_ == y.shape[1]
         np.testing.assert_allclose(ours.predict(X), theirs.predict(X), atol=1e-12)
         assert ours.predict(X).shape == y.shape
+        X32 = X.astype(np.float32)
+        np.testing.assert_allclose(ours.tree_.predict(X32), theirs.tree_.predict(X32), atol=1e-12)
 
 
 def test_pruned_multi_output_tree_equals_sklearn():

@@ -238,8 +238,11 @@ class Tree:
     def predict(self, X):
         """``value`` of the leaf of every row: shape (n_samples, max_n_classes).
 
-        As scikit-learn's ``Tree.predict`` (class fractions, or the mean target).
+        As scikit-learn's ``Tree.predict`` (class fractions, or the mean target);
+        with several outputs (Chapter 5) shape (n_samples, n_outputs, max_n_classes).
         """
+        if self.n_outputs > 1:
+            return self.value[self.apply(X)]
         return self.value[self.apply(X), 0]
 
     def decision_path(self, X):
