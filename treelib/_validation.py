@@ -2,9 +2,12 @@
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 import torch
+from scipy import sparse
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import (
     InvalidParameterError,
     StrOptions,
@@ -70,22 +73,52 @@ def check_no_category_columns(X):
         )
 
 
-def check_fit_input(estimator, X, y, sample_weight, *, classifier, allow_nan=False):
+def check_fit_input(
+    estimator, X, y, sample_weight, *, classifier, allow_nan=False, multi_output=False,
+    warn_column_vector=False,
+):  # fmt: skip
     """Validate ``X, y, sample_weight`` for ``fit`` and return them as tensors.
 
     X becomes float32 (as in scikit-learn); a classifier's labels are encoded as
     ``0..K-1`` with ``estimator.classes_`` set; weights are float64 and must be
     non-negative with a positive sum. ``allow_nan``: NaN in X is a missing value
     (trees and forests, Chapter 6); infinity is always an error.
+
+    ``multi_output`` (trees and forests, Chapter 5): ``y`` may have shape
+    ``(n_samples, n_outputs)``; a classifier's ``classes_`` is then a list of
+    arrays (one per output) and ``y`` is encoded column by column. A column
+    vector ``(n_samples, 1)`` is one output, returned 1-d (with scikit-learn's
+    ``DataConversionWarning`` if ``warn_column_vector``, as its forests warn).
     """
     check_no_category_columns(X)
+    y = _as_numpy(y)
+    if multi_output and sparse.issparse(y):
+        raise ValueError("sparse multilabel-indicator for y is not supported.")
     X, y = validate_data(
-        estimator, _as_numpy(X), _as_numpy(y), dtype=np.float32, y_numeric=not classifier,
-        ensure_all_finite="allow-nan" if allow_nan else True,
+        estimator, _as_numpy(X), y, dtype=np.float32, y_numeric=not classifier,
+        ensure_all_finite="allow-nan" if allow_nan else True, multi_output=multi_output,
     )  # fmt: skip
+    if multi_output:
+        y = np.atleast_1d(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            if warn_column_vector:
+                warnings.warn(
+                    "A column-vector y was passed when a 1d array was expected. Please "
+                    "change the shape of y to (n_samples,), for example using ravel().",
+                    DataConversionWarning,
+                    stacklevel=3,
+                )
+            y = np.reshape(y, (-1,))
     if classifier:
         check_classification_targets(y)
-        estimator.classes_, y = np.unique(y, return_inverse=True)
+        if y.ndim == 1:
+            estimator.classes_, y = np.unique(y, return_inverse=True)
+        else:  # one set of classes per output
+            estimator.classes_, encoded = [], np.zeros(y.shape, dtype=np.int64)
+            for k in range(y.shape[1]):
+                classes_k, encoded[:, k] = np.unique(y[:, k], return_inverse=True)
+                estimator.classes_.append(classes_k)
+            y = encoded
     sample_weight = _check_sample_weight(_as_numpy(sample_weight), X, dtype=np.float64)
     if np.any(sample_weight < 0):
         raise ValueError("sample_weight must be non-negative; got a negative weight.")

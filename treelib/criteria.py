@@ -9,6 +9,10 @@ whole grid of them at once:
 
 - classification: weighted class counts, shape ``(n_classes, ...)``;
 - regression: the moments ``(sum w, sum w*y, sum w*y**2)``, shape ``(3, ...)``.
+
+With several outputs (multi-output ``y``, Chapter 5) the statistics stack the
+outputs: one block of class counts per output (:class:`MultiOutputClassification`),
+or ``(sum w, sum w*y_1, ..., sum w*y_k, sum_j sum w*y_j**2)`` for squared error.
 """
 
 import math
@@ -65,6 +69,20 @@ def squared_error(moments):
     w, wy, wyy = moments
     mean = wy / w
     return wyy / w - mean * mean
+
+
+def multi_output_squared_error(moments):
+    """Squared error of ``k`` outputs from ``(W, S_1, ..., S_k, sum_j sum w*y_j**2)``.
+
+    Introduced with multi-output trees (Chapter 5), as scikit-learn's
+    ``MSE.node_impurity``: ``sum w*y**2 / W`` minus each output's squared mean,
+    divided by ``k`` (the mean of the outputs' squared errors).
+    """
+    w, n_outputs = moments[0], len(moments) - 2
+    impurity = moments[-1] / w
+    for s in moments[1:-1]:
+        impurity = impurity - (s / w) ** 2
+    return impurity / n_outputs
 
 
 CRITERIA = {
@@ -195,6 +213,91 @@ CRITERION_OBJECTS = {
 def criterion_of(criterion):
     """The :class:`Criterion` object of a name (an object is returned as it is)."""
     return criterion if isinstance(criterion, Criterion) else CRITERION_OBJECTS[criterion]
+
+
+class MultiOutputClassification(Criterion):
+    """One classification criterion on ``k`` outputs at once (Chapter 5).
+
+    As scikit-learn's ``ClassificationCriterion`` with ``n_outputs > 1``: the
+    statistics stack each output's block of weighted class counts (output
+    ``j`` has ``n_classes[j]`` rows), a node's impurity is the mean of the
+    outputs' impurities, the split score ``-(W_L imp_L + W_R imp_R)`` uses
+    those means, and a node's value holds each output's class fractions,
+    zero-padded to the largest number of classes: shape (n_outputs, max_n_classes).
+    """
+
+    is_regression = False
+
+    def __init__(self, base, n_classes):
+        self.base = criterion_of(base)
+        self.name = self.base.name
+        self.n_classes = tuple(int(c) for c in n_classes)
+        ends = [sum(self.n_classes[: j + 1]) for j in range(len(self.n_classes))]
+        self._bounds = list(zip([0] + ends[:-1], ends))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base!r}, n_classes={list(self.n_classes)})"
+
+    def blocks(self, stats):
+        """Each output's rows of ``stats``."""
+        return [stats[a:b] for a, b in self._bounds]
+
+    def per_sample(self, y, w, n_classes=None):
+        """One block of class indicators per output; ``y`` has shape (n, n_outputs)."""
+        columns = zip(y.T, self.n_classes)
+        return torch.cat([self.base.per_sample(col, w, n) for col, n in columns])
+
+    def impurity(self, stats):
+        blocks = self.blocks(stats)
+        total = self.base.impurity(blocks[0])
+        for block in blocks[1:]:  # summed in output order, then divided, as scikit-learn
+            total = total + self.base.impurity(block)
+        return total / len(blocks)
+
+    def weight(self, stats):
+        return self.base.weight(self.blocks(stats)[0])
+
+    def value(self, stats):
+        blocks = self.blocks(stats)
+        value = stats.new_zeros((len(blocks), max(self.n_classes)) + stats.shape[1:])
+        for j, block in enumerate(blocks):
+            value[j, : len(block)] = self.base.value(block)
+        return value
+
+    def split_scores(self, left, right, w_left, w_right):
+        return -(w_left * self.impurity(left) + w_right * self.impurity(right))
+
+
+class MultiOutputSquaredError(SquaredError):
+    """Squared error of ``k`` outputs at once (Chapter 5), as scikit-learn's ``MSE``.
+
+    The statistics are ``(W, S_1, ..., S_k, Q)`` with ``S_j = sum w*y_j`` and
+    ``Q = sum_j sum w*y_j**2``; the impurity is the mean of the outputs'
+    squared errors (:func:`multi_output_squared_error`), the split score
+    scikit-learn's proxy ``sum_j S_jL**2 / W_L + sum_j S_jR**2 / W_R``, and a
+    node's value has one mean per output: shape (n_outputs, 1).
+    """
+
+    def per_sample(self, y, w, n_classes=None):
+        """``y`` of shape (n_samples, n_outputs)."""
+        y = y.to(torch.float64)
+        wy = w[:, None] * y
+        return torch.cat([w[None], wy.T, sum_classes((wy * y).T)[None]])
+
+    def impurity(self, stats):
+        return multi_output_squared_error(stats)
+
+    def value(self, stats):
+        return (stats[1:-1] / stats[0]).unsqueeze(1)
+
+    def split_scores(self, left, right, w_left, w_right):
+        # the squares summed over outputs first, then divided, as scikit-learn
+        return sum_classes(left[1:-1] ** 2) / w_left + sum_classes(right[1:-1] ** 2) / w_right
+
+
+# Regression criteria that take y of shape (n_samples, n_outputs) (Chapter 5), by name;
+# the classification criteria take it through MultiOutputClassification.
+MULTI_OUTPUT_REGRESSION = {"squared_error": MultiOutputSquaredError()}
 
 
 def node_weight(stats, criterion):

@@ -130,10 +130,13 @@ def export_text(
         return f"{v:.{decimals}f}"
 
     def leaf(node):
-        value = t.value[node, 0]
+        # several outputs (Chapter 5): as scikit-learn, each output's first column
+        # (its mean, or its fraction of the first class), and the index of their largest
+        value = t.value[node, 0] if t.value.shape[1] == 1 else t.value[node].T[0]
         if not classifier:
             return "value: [" + ", ".join(map(number, value)) + "]"
-        text = f"class: {class_names[np.argmax(value)]}"
+        best = np.argmax(value)
+        text = f"class: {class_names[best] if t.value.shape[1] == 1 else best}"
         if show_weights:
             weights = value * t.weighted_n_node_samples[node]  # fractions back to counts
             text = "weights: [" + ", ".join(map(number, weights)) + "] " + text
@@ -173,6 +176,9 @@ def _box_text(t, node, names, criterion, precision):
     if criterion is not None:
         lines.append(f"{criterion} = {round(t.impurity[node], precision)}")
     lines.append(f"samples = {t.n_node_samples[node]}")
+    if t.value.shape[1] > 1:  # several outputs (Chapter 5): every output's row, no class
+        lines.append("value = " + _outputs_text(t, node, names.classes is not None, precision))
+        return "\n".join(lines)
     value = t.value[node, 0]
     if names.classes is None:
         lines.append(f"value = {round(value[0], precision)}")
@@ -185,10 +191,34 @@ def _box_text(t, node, names, criterion, precision):
     return "\n".join(lines)
 
 
+def _outputs_text(t, node, classifier, precision):
+    """A multi-output node's values as scikit-learn's ``plot_tree`` writes them (Chapter 5).
+
+    One row per output, ``[[a, b]\n[c, d]]``: class counts (whole numbers
+    unless samples were weighted), or each output's mean.
+    """
+    value = t.value[node]
+    if classifier:
+        value = value * t.weighted_n_node_samples[node]
+    if classifier and np.all(np.mod(value, 1) == 0):
+        value = value.astype(int)
+    else:
+        value = np.around(value, precision)
+    text = str(value.astype("S32")).replace("b'", "'")
+    return text.replace("' '", ", ").replace("'", "").replace("\n ", "\n")
+
+
 def _box_color(t, node, classifier):
-    """Majority-class color, paler the more mixed the node (scikit-learn's rule)."""
+    """Majority-class color, paler the more mixed the node (scikit-learn's rule).
+
+    Several outputs (Chapter 5): one color, stronger the purer the node, as scikit-learn.
+    """
     from matplotlib import colormaps
 
+    if t.value.shape[1] > 1:
+        rgb, low, high = colormaps["tab10"](0)[:3], -t.impurity.max(), -t.impurity.min()
+        alpha = 0.0 if high == low else (-t.impurity[node] - low) / (high - low)
+        return tuple(alpha * c + (1 - alpha) for c in rgb)
     value = t.value[node, 0]
     if classifier:
         rgb = colormaps["tab10"](int(np.argmax(value)) % 10)[:3]

@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
@@ -30,7 +31,13 @@ from ._validation import (
 )
 from .batched import fit_trees_batched
 from .hist import bin_columns
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor, apply_class_weight
+from .tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    apply_class_weight,
+    classes_of,
+    proba_per_output,
+)
 
 MAX_INT = np.iinfo(np.int32).max
 NO_OOB_WARNING = (
@@ -148,6 +155,9 @@ class BaseForest(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing value (Chapter 6)
+        tags.target_tags.multi_output = True  # y of shape (n_samples, n_outputs) (Chapter 5)
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.multi_label = True
         return tags
 
     def _tree_params(self):
@@ -191,7 +201,9 @@ class BaseForest(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Several outputs (Chapter 5): every tree predicts them all; a
+            column vector is one output (with scikit-learn's ``DataConversionWarning``).
         sample_weight : array-like of shape (n_samples,) or None, default=None
             As scikit-learn 1.9: with ``bootstrap``, each tree draws its rows
             with probabilities proportional to the weights (times the class
@@ -205,7 +217,11 @@ class BaseForest(BaseEstimator):
         """
         self._check_params()  # first, as scikit-learn validates its parameters
         classifier = self._tree_class is DecisionTreeClassifier
-        X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
+        X, y, w = check_fit_input(
+            self, X, y, sample_weight, classifier=classifier, allow_nan=True,
+            multi_output=True, warn_column_vector=True,
+        )  # fmt: skip
+        self.n_outputs_ = 1 if y.dim() == 1 else y.shape[1]
         weighted = sample_weight is not None
         if classifier:
             w, weighted = self._class_weighted(y, w, weighted)
@@ -220,7 +236,9 @@ class BaseForest(BaseEstimator):
             self._n_samples_bootstrap = n_bootstrap_draws(self.max_samples, n, self._draw_weights)
             w = torch.ones_like(w)
         self.estimator_ = self._tree_class(**self._tree_params())
-        if classifier:
+        if classifier and self.n_outputs_ > 1:
+            self.n_classes_ = np.array([len(c) for c in self.classes_], dtype=np.intp)
+        elif classifier:
             self.n_classes_ = len(self.classes_)
         seeds = self._new_seeds()
         if len(seeds):
@@ -265,7 +283,11 @@ class BaseForest(BaseEstimator):
         if class_weight == "balanced_subsample" and self.bootstrap:
             self._subsample_classes = y.numpy()
             return w, weighted
-        if class_weight in ("balanced", "balanced_subsample"):
+        if class_weight in ("balanced", "balanced_subsample") and y.dim() == 2:
+            columns = zip(self.classes_, y.T)  # one dict per output (Chapter 5)
+            class_weight = [dict(zip(c, balanced_weights(col, w if weighted else None)))
+                            for c, col in columns]  # fmt: skip
+        elif class_weight in ("balanced", "balanced_subsample"):
             class_weight = dict(zip(self.classes_, balanced_weights(y, w if weighted else None)))
         return apply_class_weight(class_weight, self.classes_, y, w), True
 
@@ -303,7 +325,8 @@ class BaseForest(BaseEstimator):
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
         missing = bool(X.isnan().any())  # NaN: the recursive builder grows each tree
-        if self.estimator_._builder(missing) == "hist":  # (the trees' own choice)
+        multi_output = y.dim() == 2  # several outputs: so does it (Chapter 5)
+        if self.estimator_._builder(missing, multi_output=multi_output) == "hist":
             bins = bin_columns(X, self.max_bins)
         trees = []
         for seed in seeds:
@@ -321,7 +344,7 @@ class BaseForest(BaseEstimator):
         per_tree = getattr(self, "class_weight", None) == "balanced_subsample"
         with tqdm(total=len(trees), desc="trees", disable=not self.verbose) as bar:
             n_jobs = self.n_jobs  # through joblib: None is the active backend's count
-            batched = not (per_tree or missing)
+            batched = not (per_tree or missing or multi_output)
             if batched and fit_trees_batched(trees, X, y, weight_of, bins, bar.update, n_jobs):
                 return trees
             for i, tree in enumerate(trees):
@@ -348,14 +371,18 @@ class BaseForest(BaseEstimator):
         return counts * compute_sample_weight("balanced", classes, indices=draws)
 
     def _tree_outputs(self, X):
-        """Leaf values of every tree for tensor X: shape (n_trees, n_samples, n_values)."""
+        """Leaf values of every tree for tensor X: shape (n_trees, n_samples, n_values).
+
+        With several outputs (Chapter 5): (n_trees, n_samples, n_outputs, n_values).
+        """
         return np.stack([t._leaf_values_of_tensor(X) for t in self.estimators_])
 
     def _set_oob_score(self, X, y):
         """Score every sample with the trees that did not draw it (warns if none)."""
         n = X.shape[0]
+        self._check_oob_target(y)
         in_bag = np.array([self._in_bag_counts(t.random_state, n) > 0 for t in self])
-        out_of_bag = ~in_bag[:, :, None]
+        out_of_bag = ~in_bag.reshape(in_bag.shape + (1,) * y.ndim)  # (n_trees, n, 1[, 1])
         n_oob = out_of_bag.sum(0)
         if (n_oob == 0).any():
             warnings.warn(NO_OOB_WARNING, UserWarning, stacklevel=3)
@@ -566,24 +593,40 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         self.max_bins = max_bins
         self.device = device
 
+    def _check_oob_target(self, y):
+        """scikit-learn's error: no OOB estimate for multiclass-multioutput targets."""
+        y_type = type_of_target(y)
+        if y_type == "unknown" or y_type == "multiclass-multioutput":
+            raise ValueError(
+                "The type of target cannot be used to compute OOB estimates. Got "
+                f"{y_type} while only the following are supported: continuous, "
+                "continuous-multioutput, binary, multiclass, multilabel-indicator."
+            )
+
     def _store_oob(self, oob, y, score=None):
+        if oob.ndim == 3:  # several outputs: scikit-learn's (n_samples, n_classes, n_outputs)
+            oob = oob.transpose(0, 2, 1)
         self.oob_decision_function_ = oob
         self.oob_score_ = (score or accuracy_score)(y, np.argmax(oob, axis=1))
 
     def predict_proba(self, X):
-        """Soft vote: the mean of the trees' class probabilities."""
+        """Soft vote: the mean of the trees' class probabilities.
+
+        With several outputs (Chapter 5): a list, one (n_samples, n_classes_[k])
+        array per output, as scikit-learn.
+        """
         X = check_predict_input(self, X, allow_nan=True)
-        return self._tree_outputs(X).mean(0)
+        return proba_per_output(self, self._tree_outputs(X).mean(0))
 
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba` (``-inf`` where no tree gives a class any weight)."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return [np.log(p) for p in proba] if self.n_outputs_ > 1 else np.log(proba)
 
     def predict(self, X):
-        """The class with the highest mean probability."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        """The class with the highest mean probability (per output: (n_samples, n_outputs))."""
+        return classes_of(self, self.predict_proba(X))
 
     def predict_majority(self, X):
         """Hard vote, for comparison: the class most trees predict (lowest on a tie)."""
@@ -653,11 +696,14 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.max_bins = max_bins
         self.device = device
 
+    def _check_oob_target(self, y):
+        """Every regression target has OOB estimates."""
+
     def _store_oob(self, oob, y, score=None):
-        self.oob_prediction_ = oob[:, 0]
+        self.oob_prediction_ = oob[..., 0]  # (n_samples,) or (n_samples, n_outputs)
         self.oob_score_ = (score or r2_score)(y, self.oob_prediction_)
 
     def predict(self, X):
-        """The mean of the trees' predictions."""
+        """The mean of the trees' predictions (per output: (n_samples, n_outputs))."""
         X = check_predict_input(self, X, allow_nan=True)
-        return self._tree_outputs(X).mean(0)[:, 0]
+        return self._tree_outputs(X).mean(0)[..., 0]

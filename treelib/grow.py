@@ -193,14 +193,19 @@ def grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes):
 
 
 def tree_of(nodes, device):
-    """A :class:`Tree` from a list of node dicts (the node id is the list index)."""
+    """A :class:`Tree` from a list of node dicts (the node id is the list index).
+
+    A node's value has shape (n_values,), or (n_outputs, n_values) with
+    several outputs (Chapter 5).
+    """
+    value = torch.stack([n["value"] for n in nodes])
     return Tree(
         device=device,
         children_left=[n["left"] for n in nodes],
         children_right=[n["right"] for n in nodes],
         feature=[n["feature"] for n in nodes],
         threshold=[n["threshold"] for n in nodes],
-        value=torch.stack([n["value"] for n in nodes]).unsqueeze(1),
+        value=value.unsqueeze(1) if value.dim() == 2 else value,
         impurity=[n["impurity"] for n in nodes],
         n_node_samples=[n["n"] for n in nodes],
         weighted_n_node_samples=[n["weight"] for n in nodes],

@@ -30,7 +30,13 @@ from ._validation import (
     check_real,
     check_splitter,
 )
-from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, target_stats
+from .criteria import (
+    CLASSIFICATION_CRITERIA,
+    MULTI_OUTPUT_REGRESSION,
+    REGRESSION_CRITERIA,
+    MultiOutputClassification,
+    target_stats,
+)
 from .grow import StoppingRules, grow_tree, grow_tree_best_first
 from .hist import HistogramSearch, bin_columns
 from .levelwise import grow_tree_levelwise
@@ -61,12 +67,16 @@ def apply_class_weight(class_weight, classes, y, sample_weight):
     As scikit-learn's trees and forests: ``compute_sample_weight(class_weight, labels)``
     on the original labels (``classes[y]``), multiplied into the sample weights.
 
+    With several outputs (Chapter 5) ``class_weight`` is ``"balanced"`` or a
+    list of dicts, one per output, and a sample's weight is the product of its
+    outputs' class weights (``compute_sample_weight``, with its errors).
+
     Parameters
     ----------
-    class_weight : dict, "balanced" or None
-    classes : ndarray of shape (n_classes,)
+    class_weight : dict, list of dicts, "balanced" or None
+    classes : ndarray of shape (n_classes,), or a list of them (one per output)
         The sorted labels; ``y`` holds their indices.
-    y : int64 tensor of shape (n_samples,)
+    y : int64 tensor of shape (n_samples,) or (n_samples, n_outputs)
     sample_weight : float64 tensor of shape (n_samples,)
 
     Returns
@@ -75,6 +85,11 @@ def apply_class_weight(class_weight, classes, y, sample_weight):
     """
     if class_weight is None:
         return sample_weight
+    if y.dim() == 2:  # multi-output: scikit-learn's compute_sample_weight checks the rest
+        codes = y.numpy()
+        labels = np.stack([c[codes[:, k]] for k, c in enumerate(classes)], axis=1)
+        expanded = torch.from_numpy(compute_sample_weight(class_weight, labels))
+        return check_weighted(sample_weight * expanded)
     if isinstance(class_weight, (list, tuple)):
         raise ValueError(
             "class_weight as a list of dicts is for multi-output targets, and treelib's "
@@ -87,7 +102,11 @@ def apply_class_weight(class_weight, classes, y, sample_weight):
         )
     labels = classes[y.numpy()]
     expanded = torch.from_numpy(compute_sample_weight(class_weight, labels))
-    sample_weight = sample_weight * expanded
+    return check_weighted(sample_weight * expanded)
+
+
+def check_weighted(sample_weight):
+    """Class-weighted sample weights must keep a positive sum."""
     if not sample_weight.sum() > 0:
         raise ValueError("class_weight times sample_weight must have a positive sum; it is 0.")
     return sample_weight
@@ -105,6 +124,47 @@ def check_categorical_columns(X, rules):
             raise ValueError(f"Categorical feature {f} cannot have a monotonic constraint.")
 
 
+def multi_output_criterion(estimator, name):
+    """The criterion object of a multi-output fit (Chapter 5), or scikit-learn's error.
+
+    Classifiers average one criterion over their outputs
+    (:class:`treelib.criteria.MultiOutputClassification`); a regression
+    criterion has a multi-output version in
+    :data:`treelib.criteria.MULTI_OUTPUT_REGRESSION`.
+    """
+    if estimator._is_classifier:
+        return MultiOutputClassification(name, [len(c) for c in estimator.classes_])
+    if name not in MULTI_OUTPUT_REGRESSION:
+        raise ValueError(f"criterion={name!r} does not support multi-output y in treelib.")
+    return MULTI_OUTPUT_REGRESSION[name]
+
+
+def proba_per_output(estimator, proba):
+    """Class probabilities as scikit-learn returns them (Chapter 5).
+
+    ``proba``: (n_samples, n_classes), or (n_samples, n_outputs, max_n_classes)
+    for several outputs, which become a list with one (n_samples,
+    n_classes_[k]) array per output (the padding columns dropped).
+    """
+    if estimator.n_outputs_ == 1:
+        return proba
+    return [proba[:, k, :n] for k, n in enumerate(estimator.n_classes_)]
+
+
+def classes_of(estimator, proba):
+    """The most likely class of each sample from :func:`proba_per_output`'s result.
+
+    With several outputs: shape (n_samples, n_outputs), of the first output's
+    labels' dtype, as scikit-learn.
+    """
+    if estimator.n_outputs_ == 1:
+        return estimator.classes_[np.argmax(proba, axis=1)]
+    predictions = np.zeros((len(proba[0]), estimator.n_outputs_), dtype=estimator.classes_[0].dtype)
+    for k, p in enumerate(proba):
+        predictions[:, k] = estimator.classes_[k].take(np.argmax(p, axis=1), axis=0)
+    return predictions
+
+
 class BaseDecisionTree(BaseEstimator):
     """What the classifier and the regressor share. Introduced in Chapter 2."""
 
@@ -114,6 +174,9 @@ class BaseDecisionTree(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing value (Chapter 6)
+        tags.target_tags.multi_output = True  # y of shape (n_samples, n_outputs) (Chapter 5)
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.multi_label = True
         return tags
 
     def _stopping_rules(self, n_samples, n_features, total_weight):
@@ -122,6 +185,8 @@ class BaseDecisionTree(BaseEstimator):
             self.min_samples_split, n_samples, type(self).__name__
         )
         fraction = check_real("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
+        if self.monotonic_cst is not None and getattr(self, "n_outputs_", 1) > 1:
+            raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
         rules = StoppingRules(
             max_depth=check_max_depth(self.max_depth),
             min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
@@ -146,13 +211,19 @@ class BaseDecisionTree(BaseEstimator):
         return rules
 
     def fit(self, X, y, sample_weight=None):
-        """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
+        """Grow the tree from the training set ``(X, y)``. Returns ``self``.
+
+        ``y`` has shape (n_samples,) or, for several outputs (Chapter 5),
+        (n_samples, n_outputs); a column vector is one output.
+        """
         X, y, w = check_fit_input(
-            self, X, y, sample_weight, classifier=self._is_classifier, allow_nan=True
-        )
+            self, X, y, sample_weight, classifier=self._is_classifier, allow_nan=True,
+            multi_output=True,
+        )  # fmt: skip
         if self._is_classifier:
             w = apply_class_weight(self.class_weight, self.classes_, y, w)
-        if self._builder(missing=bool(X.isnan().any())) != "hist":
+        multi_output = y.dim() == 2
+        if self._builder(missing=bool(X.isnan().any()), multi_output=multi_output) != "hist":
             return self._fit_tensors(X, y, w)
         # The histogram builder reads X only to bin it: bin the rows that count, free X.
         keep, device = w > 0, self._device()
@@ -161,13 +232,14 @@ class BaseDecisionTree(BaseEstimator):
         X = None  # (memory: the float32 copy of the data is not kept while growing)
         return self._fit_tensors(X, y, w, bins)
 
-    def _builder(self, missing=False, rules=None):
+    def _builder(self, missing=False, rules=None, multi_output=False):
         """Which builder grows this tree: the one place that decides it (Chapter 7).
 
         ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
         for what only it handles: categorical features, missing values
-        (``missing``: NaN in X), monotonic constraints, random splits;
+        (``missing``: NaN in X), monotonic constraints, random splits,
+        several outputs (``multi_output``: y of shape (n_samples, n_outputs));
         otherwise ``"levelwise"``, or ``"hist"`` (which grows from the bins
         alone). The forests and gradient boosting ask their trees here.
         ``rules``: the resolved rules, if known (else read from the parameters).
@@ -180,7 +252,7 @@ class BaseDecisionTree(BaseEstimator):
         else:
             special = self.categorical_features is not None or self.monotonic_cst is not None
             special = special or self.splitter != "best"
-        if self.tree_method == "recursive" or missing or special:
+        if self.tree_method == "recursive" or missing or special or multi_output:
             return "recursive"
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
             return "levelwise"  # (an invalid max_bins: _grow raises its error)
@@ -196,7 +268,7 @@ class BaseDecisionTree(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         sample_weight : array-like of shape (n_samples,) or None, default=None
 
         Returns
@@ -220,8 +292,11 @@ class BaseDecisionTree(BaseEstimator):
         criterion = check_criterion(self.criterion, self._criteria)
         ccp_alpha = check_real("ccp_alpha", self.ccp_alpha, 0.0)
         n_features = bins.codes.shape[1] if X is None else X.shape[1]
+        self.n_outputs_ = 1 if y.dim() == 1 else y.shape[1]
         rules = self._stopping_rules(len(w), n_features, float(w.sum()))
         n_classes = len(self.classes_) if self._is_classifier else None
+        if self.n_outputs_ > 1:
+            criterion, n_classes = multi_output_criterion(self, criterion), None
         stats = target_stats(y, w, criterion, n_classes)
         check_categorical_columns(X, rules)
         keep = w > 0  # zero-weight samples take no part, as in scikit-learn
@@ -241,8 +316,10 @@ class BaseDecisionTree(BaseEstimator):
         tree.n_features = n_features
         self.tree_ = prune(tree, ccp_alpha)  # pruning post-processes any builder's tree
         self.max_features_ = rules.max_features
-        self.n_outputs_ = 1
-        if self._is_classifier:
+        if self._is_classifier and self.n_outputs_ > 1:
+            self.n_classes_ = np.array([len(c) for c in self.classes_], dtype=np.intp)
+            self.tree_.set_n_classes(self.n_classes_)
+        elif self._is_classifier:
             self.n_classes_ = len(self.classes_)
         return self
 
@@ -269,7 +346,7 @@ class BaseDecisionTree(BaseEstimator):
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
             raise ValueError(f"max_bins must be an int >= 2; got {self.max_bins!r}.")
         max_leaf_nodes = check_max_leaf_nodes(self.max_leaf_nodes)
-        builder = self._builder(self._missing_in_fit, rules)
+        builder = self._builder(self._missing_in_fit, rules, self.n_outputs_ > 1)
         with one_cpu_thread(stats.device):
             if builder == "best-first":
                 return grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes)
@@ -308,8 +385,15 @@ class BaseDecisionTree(BaseEstimator):
         return self._leaf_values_of_tensor(check_predict_input(self, X, allow_nan=True))
 
     def _leaf_values_of_tensor(self, X):
-        """Leaf values for an already validated float32 tensor (used by forests)."""
-        return self.tree_.value[self._leaves_of_tensor(X).cpu().numpy(), 0]
+        """Leaf values for an already validated float32 tensor (used by forests).
+
+        Shape (n_samples, n_values); with several outputs (n_samples,
+        n_outputs, n_values), as scikit-learn's ``tree_.predict``.
+        """
+        leaves = self._leaves_of_tensor(X).cpu().numpy()
+        if self.n_outputs_ > 1:
+            return self.tree_.value[leaves]
+        return self.tree_.value[leaves, 0]
 
     def get_depth(self):
         """Depth of the tree (a lone root has depth 0)."""
@@ -363,10 +447,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         leaves (or no node can be split). None: grow depth-first, unlimited.
         Every ``tree_method`` then grows the same tree with the exact split
         search (``max_bins`` is unused).
-    class_weight : dict, "balanced" or None, default=None
+    class_weight : dict, list of dicts, "balanced" or None, default=None
         Weights of the classes, multiplying ``sample_weight`` (Chapter 6):
         ``{label: weight}``, or ``"balanced"``: ``n_samples / (n_classes *
         count of the class)``, as scikit-learn's ``compute_sample_weight``.
+        With several outputs (Chapter 5): one dict per output, or
+        ``"balanced"``; a sample's weight is the product over its outputs.
     ccp_alpha : float >= 0, default=0.0
         Cost-complexity pruning (Chapter 2): after growing, keep the subtree
         with the largest effective alpha at most ``ccp_alpha``
@@ -399,12 +485,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     tree_ : treelib.tree_structure.Tree
         The fitted tree as flat numpy arrays (scikit-learn's field names, dtypes
         and shapes); ``tree_.to_torch()`` gives them as tensors.
-    classes_ : ndarray of shape (n_classes,)
-    n_classes_ : int
+    classes_ : ndarray of shape (n_classes,), or a list of them (one per output)
+    n_classes_ : int, or ndarray of shape (n_outputs,) with several outputs
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only if X had column names)
     max_features_ : int
     n_outputs_ : int
+        Columns of ``y`` (Chapter 5): a 2-d ``y`` of shape (n_samples,
+        n_outputs) grows one tree for all outputs, whose impurity is the mean
+        of theirs; ``predict`` then returns (n_samples, n_outputs) and
+        ``predict_proba`` a list, one array per output.
     feature_importances_ : ndarray of shape (n_features,)
 
     Examples
@@ -459,21 +549,28 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.device = device
 
     def predict_proba(self, X):
-        """Class fractions (weighted) of the leaf each sample falls in."""
-        return self._leaf_values(X)
+        """Class fractions (weighted) of the leaf each sample falls in.
+
+        With several outputs (Chapter 5): a list, one array of shape
+        (n_samples, n_classes_[k]) per output, as scikit-learn.
+        """
+        return proba_per_output(self, self._leaf_values(X))
 
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba` (``-inf`` for a class absent from the leaf).
 
-        Introduced in Chapter 2, as scikit-learn's method.
+        Introduced in Chapter 2, as scikit-learn's method (a list with several outputs).
         """
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return [np.log(p) for p in proba] if self.n_outputs_ > 1 else np.log(proba)
 
     def predict(self, X):
-        """The most likely class of each sample (the lowest class on a tie)."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        """The most likely class of each sample (the lowest class on a tie).
+
+        Shape (n_samples,), or (n_samples, n_outputs) with several outputs.
+        """
+        return classes_of(self, self.predict_proba(X))
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -531,5 +628,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.device = device
 
     def predict(self, X):
-        """The mean target of the leaf each sample falls in."""
-        return self._leaf_values(X)[:, 0]
+        """The mean target of the leaf each sample falls in.
+
+        Shape (n_samples,), or (n_samples, n_outputs) with several outputs (Chapter 5).
+        """
+        values = self._leaf_values(X)
+        return values[:, :, 0] if self.n_outputs_ > 1 else values[:, 0]

@@ -126,7 +126,7 @@ class Tree:
 
     @property
     def n_outputs(self):
-        """Number of outputs (always 1 in treelib)."""
+        """Number of outputs (more than 1 for a multi-output y, Chapter 5)."""
         return self.value.shape[1]
 
     @property
@@ -136,8 +136,18 @@ class Tree:
 
     @property
     def n_classes(self):
-        """Classes per output, ``np.array([max_n_classes])``."""
+        """Classes per output: ``np.array([max_n_classes])`` unless :meth:`set_n_classes` said."""
+        n_classes = getattr(self, "_n_classes", None)
+        if n_classes is not None:
+            return n_classes
         return np.full(self.n_outputs, self.max_n_classes, dtype=np.intp)
+
+    def set_n_classes(self, n_classes):
+        """Record each output's number of classes (a multi-output classifier, Chapter 5).
+
+        ``value`` is zero-padded to the largest of them, as scikit-learn's.
+        """
+        self._n_classes = np.asarray(n_classes, dtype=np.intp)
 
     @property
     def n_leaves(self):
@@ -239,8 +249,11 @@ class Tree:
     def predict(self, X):
         """``value`` of the leaf of every row: shape (n_samples, max_n_classes).
 
-        As scikit-learn's ``Tree.predict`` (class fractions, or the mean target).
+        As scikit-learn's ``Tree.predict`` (class fractions, or the mean target);
+        with several outputs (Chapter 5) shape (n_samples, n_outputs, max_n_classes).
         """
+        if self.n_outputs > 1:
+            return self.value[self.apply(X)]
         return self.value[self.apply(X), 0]
 
     def decision_path(self, X):
