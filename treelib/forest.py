@@ -302,7 +302,7 @@ class BaseForest(BaseEstimator):
         """
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
-        missing = bool(X.isnan().any())  # NaN: the recursive builder grows each tree
+        missing = bool(X.isnan().any())  # NaN: hist, or the recursive builder, grows each tree
         if self.estimator_._builder(missing) == "hist":  # (the trees' own choice)
             bins = bin_columns(X, self.max_bins)
         trees = []
@@ -321,7 +321,7 @@ class BaseForest(BaseEstimator):
         per_tree = getattr(self, "class_weight", None) == "balanced_subsample"
         with tqdm(total=len(trees), desc="trees", disable=not self.verbose) as bar:
             n_jobs = self.n_jobs  # through joblib: None is the active backend's count
-            batched = not (per_tree or missing)
+            batched = not per_tree  # (fit_trees_batched refuses what it cannot grow)
             if batched and fit_trees_batched(trees, X, y, weight_of, bins, bar.update, n_jobs):
                 return trees
             for i, tree in enumerate(trees):

@@ -21,6 +21,7 @@ from .criteria import criterion_of, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
 from .rules import (
     big_enough,
+    bigger_child_is_left,
     distinct,
     goes_left,
     heavy_enough,
@@ -605,8 +606,10 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
     "sample" is one sample of one tree (:mod:`treelib.batched`). Nodes of one
     level are numbered tree after tree, so every tree's nodes stay contiguous.
     The ``search`` finds the splits and gives the values they compare
-    (``split_values``). Returns the levels: per node its arrays and
-    ``"tree"``, the index of its root.
+    (``split_values``); a search that saw NaN also gives each split's
+    ``missing_left`` (kept as the level's ``"missing_left"``: 1 left, 0
+    right, -1 where the node saw no NaN in the split's feature). Returns the
+    levels: per node its arrays and ``"tree"``, the index of its root.
     """
     impurity_of, device = criterion_of(criterion).impurity, stats.device
     tree, levels = torch.arange(len(keys), device=device), []
@@ -636,7 +639,7 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         search.regroup_level(samples, node, group_of_node, sizes[open_nodes])
         trees = tree[open_nodes] if several else None
         found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
-        groups, f, threshold, left = found
+        groups, f, threshold, left, *learned = found  # (+ missing_left: a search saw NaN)
         nodes = open_nodes[groups]
         right = total[:, nodes] - left
         w, wl, wr = weight[nodes], node_weight(left, criterion), node_weight(right, criterion)
@@ -649,6 +652,9 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         if len(nodes) == 0:
             break
         nodes, sort = torch.sort(nodes)
+        if learned:  # 1: a NaN goes left, 0: right, -1: the node saw none (the bigger child)
+            level["missing_left"] = torch.full((m,), -1, dtype=torch.int8, device=device)
+            level["missing_left"][nodes] = learned[0][keep][sort]
         if whole:  # the left and right child of each split node, in order
             split_sums = [side[:, keep].index_select(1, sort) for side in (left, right)]
             children = torch.stack(split_sums, 2).view(len(total), -1)
@@ -703,7 +709,10 @@ def next_level_nodes(split_values, samples, node, level, grouped=True):
         t = node[a:b]
         c = take(level["child"], t)
         value = split_values(samples[a:b], take(level["feature"], t).clamp_(min=0))
-        goes_right = ~goes_left(value, take(level["threshold"], t))
+        missing_left = False  # (-1: no NaN in the node's feature, none to route)
+        if "missing_left" in level:
+            missing_left = take(level["missing_left"], t) > 0
+        goes_right = ~goes_left(value, take(level["threshold"], t), missing_left=missing_left)
         child[a:b] = torch.where(c >= 0, c + goes_right, -1)  # -1: a leaf's sample
     if not grouped:
         kept = torch.nonzero(child >= 0).squeeze(1)
@@ -722,6 +731,26 @@ def assemble_preorder(levels, device=None):
     the tree goes to ``device``.
     """
     return assemble_trees(levels, device)[0]
+
+
+def missing_sides(levels, arrays, in_preorder):
+    """Where each node sends a NaN: as its split learned, else to the bigger child.
+
+    Introduced in Chapter 7. A level's ``"missing_left"`` (if any) holds 1
+    (left), 0 (right) or -1: the node saw no NaN in its split's feature, so a
+    NaN follows the child with more samples (:func:`treelib.rules.bigger_child_is_left`),
+    as in the exact search. ``arrays`` holds the trees' preorder
+    ``children_left``, ``children_right`` and ``n_node_samples``.
+    """
+    learned = in_preorder(torch.cat([
+        level.get("missing_left", torch.full_like(level["n"], -1, dtype=torch.int8))
+        for level in levels
+    ]))  # fmt: skip
+    left, right, n = (arrays[k] for k in ("children_left", "children_right", "n_node_samples"))
+    inner = torch.nonzero(left >= 0).squeeze(1)
+    bigger = torch.zeros_like(learned)
+    bigger[inner] = bigger_child_is_left(n[left[inner]], n[right[inner]]).to(torch.int8)
+    return torch.where(learned >= 0, learned, bigger).to(torch.uint8)
 
 
 def assemble_trees(levels, device=None):
@@ -781,6 +810,8 @@ def assemble_trees(levels, device=None):
         weighted_n_node_samples=gather("weight"),
         categorical=torch.zeros(n_nodes, dtype=torch.bool),
     )
+    if any("missing_left" in level for level in levels):  # a search that saw NaN
+        arrays["missing_go_to_left"] = missing_sides(levels, arrays, in_preorder)
     for name in ("children_left", "children_right"):  # ids from each tree's root
         children = arrays[name]
         arrays[name] = torch.where(children >= 0, children - root, children)

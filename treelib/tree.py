@@ -166,10 +166,11 @@ class BaseDecisionTree(BaseEstimator):
 
         ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
-        for what only it handles: categorical features, missing values
-        (``missing``: NaN in X), monotonic constraints, random splits;
-        otherwise ``"levelwise"``, or ``"hist"`` (which grows from the bins
-        alone). The forests and gradient boosting ask their trees here.
+        for what only it handles: categorical features, monotonic
+        constraints, random splits, and missing values (``missing``: NaN in
+        X) unless ``tree_method="hist"``, whose bins keep NaN in a bin of
+        their own; otherwise ``"levelwise"``, or ``"hist"`` (which grows from
+        the bins alone). The forests and gradient boosting ask their trees here.
         ``rules``: the resolved rules, if known (else read from the parameters).
         """
         if self.max_leaf_nodes is not None:
@@ -180,10 +181,12 @@ class BaseDecisionTree(BaseEstimator):
         else:
             special = self.categorical_features is not None or self.monotonic_cst is not None
             special = special or self.splitter != "best"
-        if self.tree_method == "recursive" or missing or special:
+        if self.tree_method == "recursive" or special:
             return "recursive"
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
-            return "levelwise"  # (an invalid max_bins: _grow raises its error)
+            return "recursive" if missing else "levelwise"  # (_grow raises max_bins's error)
+        if missing and self.tree_method != "hist":  # (the histograms bin NaN apart)
+            return "recursive"
         return self.tree_method
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -236,7 +239,9 @@ class BaseDecisionTree(BaseEstimator):
             rules = rules._replace(monotonic=rules.monotonic.to(device))
         bins = None if bins is None else bins.to(device)
         # (a tree that saw NaN shows where NaN goes in export_text and plot_tree)
-        self._missing_in_fit = X is not None and bool(X.isnan().any())
+        self._missing_in_fit = (
+            bool(X.isnan().any()) if X is not None else bool(bins.high.isnan().any())
+        )
         tree = self._grow(X, stats, criterion, rules, seed, bins)
         tree.n_features = n_features
         self.tree_ = prune(tree, ccp_alpha)  # pruning post-processes any builder's tree
