@@ -1,11 +1,12 @@
-"""Missing values (NaN) in the histogram builder (Chapter 7): the exact search's tree, bit for bit.
+"""Missing values (NaN) in the level-wise builders (Chapter 7): the exact search's tree.
 
-``tree_method="hist"`` bins NaN apart (one more bin per feature with NaN) and
-searches the exact builder's three blocks of candidates (NaN right, NaN alone
+``tree_method="hist"`` bins NaN apart (one more bin per feature with NaN),
+``tree_method="levelwise"`` keeps each node's NaN after its sorted values; both
+search the exact builder's three blocks of candidates (NaN right, NaN alone
 right, NaN left: :func:`treelib.split.missing_value_candidates`). With
-``max_bins`` at least the number of distinct values it grows exactly the tree of
-``tree_method="recursive"``, ``missing_go_to_left`` included; forests with NaN
-grow batched (:mod:`treelib.batched`) and equal the forests grown tree by tree.
+``max_bins`` at least the number of distinct values, each grows exactly the tree
+of ``tree_method="recursive"``, ``missing_go_to_left`` included; forests with
+NaN grow batched (:mod:`treelib.batched`) and equal the forests grown tree by tree.
 The comparisons with scikit-learn (``tests/test_missing_monotonic.py``) run for
 every ``tree_method``, ``"hist"`` included.
 """
@@ -35,11 +36,14 @@ N_SETS = 20
 KINDS = ["classifier", "regressor"]
 
 
+METHODS = ["hist", "levelwise"]
+
+
 def no_recursive_builder(monkeypatch):
-    """Make the recursive builder fail: a tree with NaN must be grown by the histograms."""
+    """Make the recursive builder fail: a tree with NaN must be grown level by level."""
 
     def refuse(*args, **kwargs):
-        raise AssertionError("the recursive builder grew a tree_method='hist' tree")
+        raise AssertionError("the recursive builder grew a level-wise tree")
 
     monkeypatch.setattr(treelib.tree, "grow_tree", refuse)
 
@@ -63,48 +67,51 @@ def problem(seed, kind, nan_rate=(0.05, 0.6), n=(30, 250)):
     return X, y, w, params, X_new
 
 
-def assert_hist_equals_recursive(monkeypatch, kind, X, y, w, params, X_new, seed=0):
+def assert_equals_recursive(monkeypatch, method, kind, X, y, w, params, X_new, seed=0):
     model = DecisionTreeClassifier if kind == "classifier" else DecisionTreeRegressor
     exact = model(tree_method="recursive", random_state=seed, **params)
     exact.fit(X, y, sample_weight=w)
     with monkeypatch.context() as patch:
         no_recursive_builder(patch)
-        hist = model(tree_method="hist", random_state=seed, **params).fit(X, y, sample_weight=w)
-    a, b = hist.tree_, exact.tree_
+        grown = model(tree_method=method, random_state=seed, **params).fit(X, y, sample_weight=w)
+    a, b = grown.tree_, exact.tree_
     assert a.node_count == b.node_count
     for field in EXACT:
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field), field)
     for field in FLOATS:
         np.testing.assert_allclose(getattr(a, field), getattr(b, field), atol=1e-12, rtol=0)
-    assert hist._missing_in_fit == exact._missing_in_fit
-    np.testing.assert_array_equal(hist.apply(X_new), exact.apply(X_new))
-    return hist
+    assert grown._missing_in_fit == exact._missing_in_fit
+    np.testing.assert_array_equal(grown.apply(X_new), exact.apply(X_new))
+    return grown
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_hist_with_nan_equals_the_exact_tree(monkeypatch, kind):
+def test_with_nan_equals_the_exact_tree(monkeypatch, kind, method):
     """Random sets: NaN rates from 5 to 60 %, sample weights, min_samples_leaf, max_features."""
     splits_nan_left = 0
     for seed in range(N_SETS):
         X, y, w, params, X_new = problem(seed, kind)
-        hist = assert_hist_equals_recursive(monkeypatch, kind, X, y, w, params, X_new, seed)
-        inner = hist.tree_.children_left >= 0
-        splits_nan_left += int(hist.tree_.missing_go_to_left[inner].sum())
+        grown = assert_equals_recursive(monkeypatch, method, kind, X, y, w, params, X_new, seed)
+        inner = grown.tree_.children_left >= 0
+        splits_nan_left += int(grown.tree_.missing_go_to_left[inner].sum())
     assert splits_nan_left > 0  # (the NaN went left somewhere: block 3 was searched)
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_nan_in_some_features_only_at_fit_or_only_at_predict(monkeypatch, kind):
+def test_nan_in_some_features_only_at_fit_or_only_at_predict(monkeypatch, kind, method):
     """Features without NaN at fit send a NaN to the bigger child; others as learned."""
     for seed in range(N_SETS):
         X, y, w, params, X_new = problem(seed, kind)
         X[:, 0] = np.random.default_rng(seed).normal(size=len(X))  # no NaN at fit ...
         X_new[::2, 0] = np.nan  # ... some at predict
-        assert_hist_equals_recursive(monkeypatch, kind, X, y, w, params, X_new, seed)
+        assert_equals_recursive(monkeypatch, method, kind, X, y, w, params, X_new, seed)
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_feature_all_nan_in_some_nodes(monkeypatch, kind):
+def test_a_feature_all_nan_in_some_nodes(monkeypatch, kind, method):
     """A feature NaN wherever another is positive, a column of NaN, one value and NaN."""
     for seed in range(N_SETS):
         X, y, w, params, X_new = problem(seed, kind, nan_rate=(0.0, 0.2))
@@ -119,12 +126,13 @@ def test_a_feature_all_nan_in_some_nodes(monkeypatch, kind):
         X_new = rng.normal(size=(80, X.shape[1])).astype(np.float32)
         X_new[rng.random(X_new.shape) < 0.3] = np.nan
         params = {**params, "max_features": None if seed % 2 else 2}
-        hist = assert_hist_equals_recursive(monkeypatch, kind, X, y, w, params, X_new, seed)
-        assert not np.isin(np.flatnonzero(np.isnan(X).all(0)), hist.tree_.feature).any()
+        grown = assert_equals_recursive(monkeypatch, method, kind, X, y, w, params, X_new, seed)
+        assert not np.isin(np.flatnonzero(np.isnan(X).all(0)), grown.tree_.feature).any()
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_nan_bin_beside_exactly_max_bins_values(monkeypatch, kind):
+    method = "hist"
     """``max_bins`` = the distinct known values: NaN gets a bin of its own on top."""
     for seed in range(5):
         X, y, w, params, X_new = problem(seed, kind, nan_rate=(0.2, 0.4), n=(100, 200))
@@ -132,7 +140,7 @@ def test_nan_bin_beside_exactly_max_bins_values(monkeypatch, kind):
         X[:, 0] = np.where(np.isnan(X[:, 0]), np.nan, np.arange(len(X)) % 256)
         distinct = max(len(np.unique(c[~np.isnan(c)])) for c in X.T)
         params = {**params, "max_bins": max(distinct, 2)}
-        assert_hist_equals_recursive(monkeypatch, kind, X, y, w, params, X_new, seed)
+        assert_equals_recursive(monkeypatch, method, kind, X, y, w, params, X_new, seed)
 
 
 def test_bins_put_nan_after_the_known_values():
@@ -147,18 +155,20 @@ def test_bins_put_nan_after_the_known_values():
 
 
 def test_the_builder_for_nan():
-    """``_builder`` is the one place: hist takes NaN, levelwise still leaves it to recursive."""
+    """``_builder`` is the one place: NaN no longer sends a tree to the recursive builder."""
     assert DecisionTreeClassifier(tree_method="hist")._builder(missing=True) == "hist"
-    assert DecisionTreeClassifier(tree_method="levelwise")._builder(missing=True) == "recursive"
-    assert DecisionTreeClassifier(tree_method="hist", max_bins=1)._builder(True) == "recursive"
+    assert DecisionTreeClassifier(tree_method="levelwise")._builder(missing=True) == "levelwise"
+    params = dict(tree_method="hist", monotonic_cst=[1])  # (still the recursive builder's)
+    assert DecisionTreeClassifier(**params)._builder(missing=True) == "recursive"
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("forest", [RandomForestClassifier, RandomForestRegressor])
-def test_forest_with_nan_grows_batched_and_equals_tree_by_tree(monkeypatch, forest):
+def test_forest_with_nan_grows_batched_and_equals_tree_by_tree(monkeypatch, forest, method):
     for seed in range(3):
         kind = "classifier" if forest is RandomForestClassifier else "regressor"
         X, y, w, params, _ = problem(seed, kind, nan_rate=(0.1, 0.4))
-        model = forest(n_estimators=6, random_state=seed, tree_method="hist", **params)
+        model = forest(n_estimators=6, random_state=seed, tree_method=method, **params)
         batched, alone, calls = fit_both(monkeypatch, model, X, y, w)
         assert calls == [True]  # grown batched, NaN and all
         assert_same_forest(batched, alone)

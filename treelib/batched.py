@@ -136,9 +136,8 @@ def batchable(tree, n_samples, n_features, missing=False):
     """The stopping rules if ``tree``'s settings can be grown batched, else None.
 
     Introduced in Chapter 7. Covered: the level-wise and histogram builders
-    without categorical features, monotonic constraints, NaN in X
-    (``missing``: the histogram builder takes it, the level-wise one does
-    not) or random splits (``splitter="random"``, the extra trees of
+    (NaN in X included: ``missing``) without categorical features,
+    monotonic constraints or random splits (``splitter="random"``, the extra trees of
     Chapter 5, grown by the recursive builder), ``min_weight_fraction_leaf=0``
     (otherwise each tree's minimum leaf weight depends on its bootstrap
     total), no ``max_leaf_nodes``, no pruning, no class weights of the tree's
@@ -150,7 +149,7 @@ def batchable(tree, n_samples, n_features, missing=False):
     tree : unfitted treelib decision tree
     n_samples, n_features : int
     missing : bool
-        Does X hold NaN?
+        Does X hold NaN? (Every builder takes it since Chapter 7: ``_builder`` decides.)
 
     Returns
     -------

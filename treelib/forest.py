@@ -302,7 +302,7 @@ class BaseForest(BaseEstimator):
         """
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
-        missing = bool(X.isnan().any())  # NaN: hist, or the recursive builder, grows each tree
+        missing = bool(X.isnan().any())  # (NaN: binned apart, Chapter 7)
         if self.estimator_._builder(missing) == "hist":  # (the trees' own choice)
             bins = bin_columns(X, self.max_bins)
         trees = []

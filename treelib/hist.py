@@ -9,10 +9,15 @@ non-empty bins are scored. No feature is sorted after the binning. When a
 feature has at most ``max_bins`` distinct values every value is its own bin and
 the split search is exact; thresholds are always reported as real feature values.
 
-So with ``max_bins`` at least the number of distinct (float32) values of every
+NaN (Chapter 6's missing values) gets one more bin per feature that has any,
+after the known values' bins (:func:`bin_with_missing`); a node's search tries
+the exact builders' three blocks of candidates (the NaN right, alone on the
+right, left: :meth:`HistogramSearch.best_in_cells_missing`). So with
+``max_bins`` at least the number of distinct (float32) known values of every
 feature, ``hist`` grows exactly the tree of the exact builders (same tie rule,
-:func:`treelib.rules.is_tie_or_best`). With more distinct values than bins it
-only tries the bin edges: its trees are close to the exact ones, not equal.
+:func:`treelib.rules.is_tie_or_best`, same ``missing_go_to_left``). With more
+distinct values than bins it only tries the bin edges: its trees are close to
+the exact ones, not equal.
 """
 
 import bisect
@@ -22,8 +27,9 @@ from typing import NamedTuple
 import torch
 
 from .criteria import criterion_of, node_weight
-from .levelwise import (
+from .levelwise import (  # noqa: F401  (masked_scores: named here since Chapter 7)
     columns,
+    masked_scores,
     segment_starts,
     segmented_argmax,
     take,
@@ -34,13 +40,11 @@ from .rules import (
     FEATURE_THRESHOLD,  # noqa: F401  (named in the docstrings)
     big_enough,
     distinct,
-    heavy_enough,
     is_constant,
     is_tie_or_best,
     midpoints,
     tie_tolerance,
 )
-from .split import split_scores
 
 MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
 MAX_SCAN = 2**17  # non-empty cells scanned for splits at a time (whole nodes): bounds memory
@@ -842,20 +846,6 @@ def float32_is_exact(weight):
     of cells, which span many nodes, are taken in float64.)
     """
     return whole_sums(weight, below=2**24)
-
-
-def masked_scores(left, total, allowed, rules, criterion):
-    """Scores of candidate splits from their left children (``-inf``: not allowed).
-
-    ``total`` holds each candidate's node statistics (broadcast against
-    ``left``); ``allowed`` the candidates that pass the other rules. Both scans
-    of the histogram search (:meth:`HistogramSearch.best_in_cells`,
-    :meth:`HistogramSearch.best_in_grid`) score this way.
-    """
-    right = total - left
-    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-    allowed = allowed & heavy_enough(w_left, w_right, rules.min_weight_leaf)
-    return torch.where(allowed, split_scores(left, right, w_left, w_right, criterion), -INF)
 
 
 def first_last_bins_listed(cell, row, n_rows, n_bins):

@@ -167,11 +167,12 @@ class BaseDecisionTree(BaseEstimator):
         ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
         for what only it handles: categorical features, monotonic
-        constraints, random splits, and missing values (``missing``: NaN in
-        X) unless ``tree_method="hist"``, whose bins keep NaN in a bin of
-        their own; otherwise ``"levelwise"``, or ``"hist"`` (which grows from
-        the bins alone). The forests and gradient boosting ask their trees here.
-        ``rules``: the resolved rules, if known (else read from the parameters).
+        constraints, random splits; otherwise ``"levelwise"``, or ``"hist"``
+        (which grows from the bins alone). Every builder splits missing values
+        (``missing``: NaN in X; the level-wise ones too since Chapter 7), so
+        ``missing`` no longer changes the choice. The forests and gradient
+        boosting ask their trees here. ``rules``: the resolved rules, if
+        known (else read from the parameters).
         """
         if self.max_leaf_nodes is not None:
             return "best-first"
@@ -184,9 +185,7 @@ class BaseDecisionTree(BaseEstimator):
         if self.tree_method == "recursive" or special:
             return "recursive"
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
-            return "recursive" if missing else "levelwise"  # (_grow raises max_bins's error)
-        if missing and self.tree_method != "hist":  # (the histograms bin NaN apart)
-            return "recursive"
+            return "levelwise"  # (an invalid max_bins: _grow raises its error)
         return self.tree_method
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -261,9 +260,9 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Categorical features, missing values (NaN), monotonic constraints and
-        random splits (``splitter="random"``, Chapter 5) are only handled by
-        the recursive builder (Chapter 6). With
+        Categorical features, monotonic constraints and random splits
+        (``splitter="random"``, Chapter 5) are only handled by the recursive
+        builder (Chapter 6); missing values (NaN) by all three. With
         ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
         exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
