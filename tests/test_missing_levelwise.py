@@ -16,8 +16,9 @@ import pytest
 import torch
 from sklearn_reference import dyadic_weights
 from test_batched_forest import assert_same_forest, fit_both
+from test_builder_ties import assert_same_tree, exact_bins, params_for, tied_data
 
-import treelib.grow
+import treelib.hist
 import treelib.tree
 from treelib import (
     DecisionTreeClassifier,
@@ -175,3 +176,38 @@ def test_forest_with_nan_grows_batched_and_equals_tree_by_tree(monkeypatch, fore
         for a, b in zip(batched.estimators_, alone.estimators_):
             np.testing.assert_array_equal(a.tree_.missing_go_to_left, b.tree_.missing_go_to_left)
             assert a._missing_in_fit == b._missing_in_fit
+
+
+@pytest.mark.parametrize("seed", range(32))
+@pytest.mark.parametrize("scan", ["levelwise", "hist", "hist in place", "hist listed"])
+def test_ties_with_nan_break_as_in_the_exact_search(monkeypatch, seed, scan):
+    """Data full of exact ties (duplicated columns, few values) and NaN: block order decides.
+
+    A split with the NaN on the right ties with one with the NaN on the left (or
+    alone) when the NaN's class mix is the other side's: the first block wins,
+    as in the recursive builder. The histogram search is also forced to scan
+    every level's dense histograms in place, or their listed non-empty cells.
+    """
+    X, y, w = tied_data(seed)
+    # dyadic targets and weights: every sum exact, so a tie is exact in every builder (the
+    # cell list's running sums round relative to the level's sums, not the node's)
+    y = y if seed % 2 == 0 else np.round(y * 8) / 8
+    w = None if w is None else np.round(w * 8) / 8 + 1 / 8
+    rng = np.random.default_rng(seed)
+    X = X.astype(np.float32)
+    X[rng.random(X.shape) < rng.uniform(0.05, 0.4)] = np.nan
+    X = np.hstack([X, X[:, :1]])  # a duplicated column with its NaN
+    cls = DecisionTreeClassifier if seed % 2 == 0 else DecisionTreeRegressor
+    if scan != "hist":  # (plain hist: the scans it picks itself)
+        monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # dense histograms
+        monkeypatch.setattr(treelib.hist, "GRID_RATIO", 10**9 if scan == "hist in place" else 0)
+    method = scan.split()[0]
+    params = params_for(seed)
+    recursive = cls(tree_method="recursive", **params).fit(X, y, sample_weight=w)
+    no_recursive_builder(monkeypatch)
+    model = cls(tree_method=method, max_bins=exact_bins(X[~np.isnan(X)][:, None]), **params)
+    model.fit(X, y, sample_weight=w)
+    assert_same_tree(model, recursive, scan)
+    np.testing.assert_array_equal(
+        model.tree_.missing_go_to_left, recursive.tree_.missing_go_to_left
+    )
