@@ -245,12 +245,14 @@ def test_tensors_on_the_device_as_input():
 @pytest.mark.parametrize(
     "params",
     [
-        dict(max_depth=6),  # NaN in X
+        dict(max_depth=6),  # NaN in X (the level-wise search, Chapter 7)
+        dict(max_depth=6, tree_method="hist"),  # NaN in a bin of its own
+        dict(max_depth=6, tree_method="recursive"),
         dict(max_depth=6, monotonic_cst=[1, -1, 0]),
         dict(max_depth=6, splitter="random", random_state=3),
         dict(max_leaf_nodes=9, monotonic_cst=[0, 1, 0]),
     ],
-    ids=["nan", "monotonic", "random", "best-first"],
+    ids=["nan", "nan-hist", "nan-recursive", "monotonic", "random", "best-first"],
 )
 def test_missing_monotonic_and_random_splits_on_the_device(kind, params):
     """With NaN in X, the device grows the CPU's tree (dyadic data: exact sums)."""

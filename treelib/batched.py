@@ -132,12 +132,12 @@ def grow_batch(X, y, weights, criterion, rules, seeds, n_classes=None, bins=None
         return grow_trees_batched(X, y, weights, criterion, rules, seeds, n_classes, bins)
 
 
-def batchable(tree, n_samples, n_features):
+def batchable(tree, n_samples, n_features, missing=False):
     """The stopping rules if ``tree``'s settings can be grown batched, else None.
 
     Introduced in Chapter 7. Covered: the level-wise and histogram builders
-    without categorical features, monotonic constraints, NaN in X (the
-    caller checks) or random splits (``splitter="random"``, the extra trees of
+    (NaN in X included: ``missing``) without categorical features,
+    monotonic constraints or random splits (``splitter="random"``, the extra trees of
     Chapter 5, grown by the recursive builder), ``min_weight_fraction_leaf=0``
     (otherwise each tree's minimum leaf weight depends on its bootstrap
     total), no ``max_leaf_nodes``, no pruning, no class weights of the tree's
@@ -148,6 +148,8 @@ def batchable(tree, n_samples, n_features):
     ----------
     tree : unfitted treelib decision tree
     n_samples, n_features : int
+    missing : bool
+        Does X hold NaN? (Every builder takes it since Chapter 7: ``_builder`` decides.)
 
     Returns
     -------
@@ -163,8 +165,8 @@ def batchable(tree, n_samples, n_features):
         tree._device()
     except (ValueError, TypeError):
         return None
-    if tree._builder(missing=False, rules=rules) not in ("levelwise", "hist"):
-        return None  # (the caller checks that X has no NaN)
+    if tree._builder(missing=missing, rules=rules) not in ("levelwise", "hist"):
+        return None
     return rules
 
 
@@ -204,7 +206,8 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=N
         False (nothing fitted) when :func:`batchable` says no.
     """
     first = trees[0]
-    rules = batchable(first, *X.shape)
+    missing = X.isnan().any(1)  # (per row: a tree saw NaN if one of its rows has some)
+    rules = batchable(first, *X.shape, missing=bool(missing.any()))
     if rules is None or (first.tree_method == "hist" and bins is None):
         return False
     criterion = check_criterion(first.criterion, first._criteria)
@@ -220,10 +223,14 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=N
     step = -(-n_trees // n_batches)
     starts = range(0, n_trees, step)
 
+    saw_nan = {}  # per tree: NaN in its rows (export_text shows where NaN goes)
+
     def job(start):  # one batch of trees: its seeds and weights, drawn here
         batch = trees[start : start + step]
         seeds = [check_random_state(tree.random_state).randint(2**31) for tree in batch]
         weights = [weight_of(start + i) for i in range(len(batch))]
+        for i, w in enumerate(weights):
+            saw_nan[start + i] = bool((missing & (w > 0)).any())
         return delayed(grow_batch)(Xd, yd, weights, criterion, rules, seeds, n_classes, bins)
 
     # torch releases the GIL inside its operations: threads run side by side
@@ -231,10 +238,10 @@ def fit_trees_batched(trees, X, y, weight_of, bins=None, progress=None, n_jobs=N
     with one_cpu_thread(device):
         for start, grown in zip(starts, parallel(job(start) for start in starts)):
             batch = trees[start : start + step]
-            for tree, tree_ in zip(batch, grown):
+            for i, (tree, tree_) in enumerate(zip(batch, grown)):
                 tree_.n_features = X.shape[1]
                 tree.tree_, tree.max_features_, tree.n_outputs_ = tree_, rules.max_features, 1
-                tree._missing_in_fit = False  # (batched only without NaN)
+                tree._missing_in_fit = saw_nan[start + i]
                 if first._is_classifier:
                     tree.n_classes_ = n_classes
             if progress is not None:

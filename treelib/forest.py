@@ -324,8 +324,8 @@ class BaseForest(BaseEstimator):
         """
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
-        missing = bool(X.isnan().any())  # NaN: the recursive builder grows each tree
-        multi_output = y.dim() == 2  # several outputs: so does it (Chapter 5)
+        missing = bool(X.isnan().any())  # (NaN: binned apart, Chapter 7)
+        multi_output = y.dim() == 2  # several outputs: the recursive builder (Chapter 5)
         if self.estimator_._builder(missing, multi_output=multi_output) == "hist":
             bins = bin_columns(X, self.max_bins)
         trees = []
@@ -344,7 +344,7 @@ class BaseForest(BaseEstimator):
         per_tree = getattr(self, "class_weight", None) == "balanced_subsample"
         with tqdm(total=len(trees), desc="trees", disable=not self.verbose) as bar:
             n_jobs = self.n_jobs  # through joblib: None is the active backend's count
-            batched = not (per_tree or missing or multi_output)
+            batched = not (per_tree or multi_output)  # (batched refuses what it cannot grow)
             if batched and fit_trees_batched(trees, X, y, weight_of, bins, bar.update, n_jobs):
                 return trees
             for i, tree in enumerate(trees):

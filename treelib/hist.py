@@ -9,10 +9,15 @@ non-empty bins are scored. No feature is sorted after the binning. When a
 feature has at most ``max_bins`` distinct values every value is its own bin and
 the split search is exact; thresholds are always reported as real feature values.
 
-So with ``max_bins`` at least the number of distinct (float32) values of every
+NaN (Chapter 6's missing values) gets one more bin per feature that has any,
+after the known values' bins (:func:`bin_with_missing`); a node's search tries
+the exact builders' three blocks of candidates (the NaN right, alone on the
+right, left: :meth:`HistogramSearch.best_in_cells_missing`). So with
+``max_bins`` at least the number of distinct (float32) known values of every
 feature, ``hist`` grows exactly the tree of the exact builders (same tie rule,
-:func:`treelib.rules.is_tie_or_best`). With more distinct values than bins it
-only tries the bin edges: its trees are close to the exact ones, not equal.
+:func:`treelib.rules.is_tie_or_best`, same ``missing_go_to_left``). With more
+distinct values than bins it only tries the bin edges: its trees are close to
+the exact ones, not equal.
 """
 
 import bisect
@@ -22,8 +27,9 @@ from typing import NamedTuple
 import torch
 
 from .criteria import criterion_of, node_weight
-from .levelwise import (
+from .levelwise import (  # noqa: F401  (masked_scores: named here since Chapter 7)
     columns,
+    masked_scores,
     segment_starts,
     segmented_argmax,
     take,
@@ -34,13 +40,11 @@ from .rules import (
     FEATURE_THRESHOLD,  # noqa: F401  (named in the docstrings)
     big_enough,
     distinct,
-    heavy_enough,
     is_constant,
     is_tie_or_best,
     midpoints,
     tie_tolerance,
 )
-from .split import split_scores
 
 MAX_CELLS = 2**20  # (node, feature, bin) cells per histogram batch: bounds memory
 MAX_SCAN = 2**17  # non-empty cells scanned for splits at a time (whole nodes): bounds memory
@@ -182,7 +186,8 @@ def bin_columns(X, max_bins):
     Above ``SUBSAMPLE`` rows the cuts come from ``SUBSAMPLE`` rows drawn once
     (seeded: the same rows on every run), as in scikit-learn's HistGradientBoosting.
     """
-    code_type = torch.uint8 if max_bins <= 256 else torch.int32  # one byte per value by default
+    missing = X.isnan().any(0).tolist()  # NaN: one more bin, after the known values' ones
+    code_type = torch.uint8 if max_bins + any(missing) <= 256 else torch.int32  # (one byte)
     codes = torch.empty(X.shape, dtype=code_type, device=X.device)
     lows, highs = [], []
     sample = None
@@ -190,7 +195,8 @@ def bin_columns(X, max_bins):
         generator = torch.Generator().manual_seed(0)
         sample = torch.randperm(X.shape[0], generator=generator)[:SUBSAMPLE].to(X.device)
     for j, column in enumerate(X.T):
-        c, low, high = bin_feature(column, max_bins, sample)
+        binned = bin_with_missing if missing[j] else bin_feature
+        c, low, high = binned(column, max_bins, sample)
         codes[:, j] = c
         lows.append(low)
         highs.append(high)
@@ -200,6 +206,30 @@ def bin_columns(X, max_bins):
     high = torch.stack([torch.nn.functional.pad(hi, (0, B - len(hi)), value=float("-inf"))
                         for hi in highs])  # fmt: skip
     return Bins(codes, low, high)
+
+
+def bin_with_missing(x, max_bins, sample=None):
+    """:func:`bin_feature` of a column with NaN: the known values' bins, then the NaN's own.
+
+    Introduced in Chapter 7, as scikit-learn's HistGradientBoosting: the cuts
+    come from the known values only (up to ``max_bins`` bins of their own) and
+    every NaN goes to one more bin after them, whose smallest and largest
+    value are NaN (a split compares a NaN sample's NaN: it follows the
+    split's ``missing_left``, :func:`treelib.rules.goes_left`).
+    """
+    known = ~x.isnan()
+    rows = torch.nonzero(known).squeeze(1)
+    codes = torch.zeros(len(x), dtype=torch.int64, device=x.device)
+    if len(rows) == 0:  # all NaN: the NaN bin alone
+        low = high = x.new_full((1,), float("nan"))
+        return codes, low, high
+    if sample is not None:  # the sampled rows' known values, numbered among the known rows
+        sample = sample[known.index_select(0, sample)]
+        sample = (torch.cumsum(known, 0) - 1).index_select(0, sample) if len(sample) else None
+    known_codes, low, high = bin_feature(x.index_select(0, rows), max_bins, sample)
+    codes.fill_(len(low)).index_copy_(0, rows, known_codes)
+    nan = x.new_full((1,), float("nan"))
+    return codes, torch.cat([low, nan]), torch.cat([high, nan])
 
 
 class HistogramSearch:
@@ -221,6 +251,11 @@ class HistogramSearch:
         pad = B - self.n_used
         self.low = torch.nn.functional.pad(bins.low, (0, pad), value=INF)
         self.high = torch.nn.functional.pad(bins.high, (0, pad), value=-INF)
+        nan = self.high.isnan()  # a feature's NaN bin (bin_with_missing): after its known ones
+        self.has_nan = bool(nan.any())
+        if self.has_nan:  # (without NaN in X: nothing more to do, nor to scan)
+            self.nan_bin = torch.where(nan.any(1), nan.int().argmax(1), B)  # B: none
+            self.low_known = torch.where(nan, INF, self.low)  # (the grid's running minimum)
         self.stats, self.classify = stats, not criterion_of(criterion).is_regression
         self.criterion = criterion
         self.n_classes = stats.shape[0] if self.classify else 1
@@ -447,10 +482,10 @@ class HistogramSearch:
             batch_total = total.index_select(1, nodes[part])
             context = (batch_total, sizes[part], batch_ranks, drawn, rules, criterion)
             if grid is None:
-                g, f, threshold, left = self.scan_cells(cells, row, *context)
+                g, *split = self.scan_cells(cells, row, *context)
             else:
-                g, f, threshold, left = self.scan_grid(*grid, present, *context)
-            found.append((nodes[part][g], f, threshold, left))
+                g, *split = self.scan_grid(*grid, present, *context)
+            found.append((nodes[part][g], *split))
             first += count
         found = tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
         return found, torch.cat(constant_nodes) if constant_nodes else nodes[:0]
@@ -465,7 +500,10 @@ class HistogramSearch:
         """
         f = features.reshape(-1) * self.n_bins
         low, high = take(self.low, f + first), take(self.high, f + last)
-        return is_constant(low, high)
+        if not self.has_nan:
+            return is_constant(low, high)
+        nan_bin = take(self.nan_bin, features.reshape(-1))  # the last bin of its row, if any
+        return is_constant(low, high, last == nan_bin, first == nan_bin)
 
     def sorted_cells(self, hist, counts, pair_cells):
         """:meth:`listed_cells` from the cell of each (slot, sample) pair: a sort, no scan.
@@ -548,7 +586,7 @@ class HistogramSearch:
         while first < count:
             end = nodes_within(node_starts, first, MAX_SCAN, count)
             a, b = node_starts[first], node_starts[end]
-            g, f, threshold, left = self.best_in_cells(
+            g, *split = self.best_in_cells(
                 cell[a:b] - first * slots * self.n_bins,
                 values[:, a:b],
                 None if n_in is None else n_in[a:b],
@@ -560,7 +598,7 @@ class HistogramSearch:
                 rules,
                 criterion,
             )
-            found.append((g + first, f, threshold, left))
+            found.append((g + first, *split))
             first = end
         return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
 
@@ -601,8 +639,13 @@ class HistogramSearch:
         rank = take(ranks, row)
         low, high = take(self.low, f * B + nxt), take(self.high, f * B + b)
         allowed = same_row & distinct(high, low) & (rank < p)  # p: not searched
-        if rules.min_samples_leaf > 1:
-            n_left = left_of(n_in)
+        n_left = left_of(n_in) if rules.min_samples_leaf > 1 else None
+        if self.has_nan:
+            return self.best_in_cells_missing(
+                left, values, n_left, n_in, same_row, nxt, g, b, f, rank, row, allowed, low,
+                high, total, sizes, count, slots, rules, criterion,
+            )  # fmt: skip
+        if n_left is not None:
             allowed &= big_enough(n_left, sizes.index_select(0, g) - n_left, rules.min_samples_leaf)
         scores = masked_scores(left, columns(total, g), allowed, rules, criterion)
         tol = tie_tolerance(total, criterion)
@@ -611,6 +654,67 @@ class HistogramSearch:
         high, low = high.index_select(0, won).double(), low.index_select(0, won).double()
         return g[won], f[won], midpoints(high, low), columns(left, won)
 
+    def best_in_cells_missing(
+        self, left, values, n_left, n_in, same_row, nxt, g, b, f, rank, row, known, low,
+        high, total, sizes, count, slots, rules, criterion,
+    ):  # fmt: skip
+        """:meth:`best_in_cells` where some feature has NaN: five arrays, ``missing_left`` last.
+
+        Introduced in Chapter 7. The candidates of a row with NaN come in the
+        exact search's three blocks (:func:`treelib.split.missing_value_candidates`).
+        The NaN bin is its row's last listed cell: the running sum gives
+        block 1 (NaN right) at the known candidates (``known``) and block 2
+        (every known value left, the NaN alone right, threshold ``inf``) at
+        the cell just before the NaN cell; block 3 adds the row's NaN
+        statistics to each known candidate's left sums. Tie keys: per row,
+        block 1 and 2 by bin, then block 3 by bin. ``missing_left`` is 1 for
+        block 3, 0 for the others, and -1 where the node has no NaN in the
+        feature (the bigger child gets a future NaN:
+        :func:`treelib.levelwise.missing_sides`).
+        """
+        B, n, msl = self.n_bins, len(b), rules.min_samples_leaf
+        nan_bin = take(self.nan_bin, f)
+        is_nan = b == nan_bin  # the row's NaN cell
+        searched = rank < self.codes.shape[1]
+        alone = same_row & (nxt == nan_bin) & searched  # block 2: the NaN alone on the right
+        nan_cells = torch.nonzero(is_nan).squeeze(1)
+        nan_rows = row.index_select(0, nan_cells)
+        n_rows = count * slots
+        missing = total.new_zeros(len(total), n_rows)
+        missing.index_copy_(1, nan_rows, values.index_select(1, nan_cells).to(total.dtype))
+        has_missing = torch.zeros(n_rows, dtype=torch.bool, device=b.device)
+        has_missing.index_fill_(0, nan_rows, True)
+        third = torch.nonzero(known & take(has_missing, row)).squeeze(1)  # block 3's cells
+        allowed = known | alone
+        third_left = columns(left, third) + columns(missing, row.index_select(0, third))
+        third_allowed = torch.ones(len(third), dtype=torch.bool, device=b.device)
+        if n_left is not None:  # (min_samples_leaf > 1)
+            size = sizes.index_select(0, g)
+            allowed &= big_enough(n_left, size - n_left, msl)
+            n_missing = torch.zeros(n_rows, dtype=n_in.dtype, device=b.device)
+            n_missing.index_copy_(0, nan_rows, n_in.index_select(0, nan_cells))
+            third_n = n_left.index_select(0, third) + n_missing.index_select(0, row[third])
+            third_allowed = big_enough(third_n, size.index_select(0, third) - third_n, msl)
+        g3 = g.index_select(0, third)
+        scores = torch.cat([
+            masked_scores(left, columns(total, g), allowed, rules, criterion),
+            masked_scores(third_left, columns(total, g3), third_allowed, rules, criterion),
+        ])  # fmt: skip
+        key = torch.cat([rank * (2 * B) + b, rank[third] * (2 * B) + B + b[third]])
+        tol = tie_tolerance(total, criterion)
+        won = torch.nonzero(segmented_argmax(scores, torch.cat([g, g3]), key, count, tol))
+        won = won.squeeze(1)
+        block3 = won >= n
+        third_at = torch.cat([third, third.new_zeros(1)])  # (no block 3: an unread 0)
+        at = torch.where(block3, third_at.index_select(0, (won - n).clamp(min=0)), won)
+        a, c = high.index_select(0, at).double(), low.index_select(0, at).double()
+        threshold = torch.where(c.isnan(), INF, midpoints(a, c))  # (c NaN: block 2)
+        missing_left = torch.where(
+            block3, 1, torch.where(take(has_missing, row.index_select(0, at)), 0, -1)
+        ).to(torch.int8)
+        chosen = torch.cat([left, third_left], -1).index_select(-1, won)
+        return g[at], f[at], threshold, chosen, missing_left
+
     def scan_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
         """:meth:`best_in_grid` on at most ``MAX_SCAN`` cells at a time, in whole nodes."""
         count, slots, B = present.shape
@@ -618,7 +722,7 @@ class HistogramSearch:
         found = []
         for a in range(0, count, step):
             part = slice(a, a + step)
-            g, f, threshold, left = self.best_in_grid(
+            g, *split = self.best_in_grid(
                 hist[:, part],
                 None if counts is None else counts[part],
                 present[part],
@@ -629,7 +733,7 @@ class HistogramSearch:
                 rules,
                 criterion,
             )
-            found.append((g + a, f, threshold, left))
+            found.append((g + a, *split))
         return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
 
     def best_in_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
@@ -651,7 +755,8 @@ class HistogramSearch:
             features = torch.arange(slots, device=device).expand(count, slots)
         drawn = features.reshape(-1)
         high = self.high.index_select(0, drawn).view(count, slots, B)
-        low = torch.where(present, self.low.index_select(0, drawn).view(count, slots, B), INF)
+        low = self.low_known if self.has_nan else self.low  # (a NaN bin: no known value)
+        low = torch.where(present, low.index_select(0, drawn).view(count, slots, B), INF)
         # the smallest value of the next non-empty bin of the row (inf: none)
         nxt = torch.cat(
             [low[..., 1:].flip(-1).cummin(-1).values.flip(-1), torch.full_like(low[..., :1], INF)],
@@ -660,8 +765,13 @@ class HistogramSearch:
         searched = (ranks < p)[..., None]  # p: a slot not searched
         allowed = present & (nxt < INF) & distinct(high, nxt) & searched
         left = hist.cumsum(-1).to(total.dtype)
-        if rules.min_samples_leaf > 1:
-            n_left = counts.cumsum(-1)
+        n_left = counts.cumsum(-1) if rules.min_samples_leaf > 1 else None
+        if self.has_nan:
+            return self.best_in_grid_missing(
+                hist, counts, present, total, sizes, ranks, features, rules, criterion,
+                high, nxt, searched, allowed, left, n_left,
+            )  # fmt: skip
+        if n_left is not None:
             allowed &= big_enough(n_left, sizes[:, None, None] - n_left, rules.min_samples_leaf)
         scores = masked_scores(left, total[:, :, None, None], allowed, rules, criterion)
         scores = scores.view(count, slots * B)
@@ -675,6 +785,56 @@ class HistogramSearch:
         f = take(features.contiguous(), at // B)
         return g, f, threshold, left.reshape(len(left), -1).index_select(1, at)
 
+    def best_in_grid_missing(
+        self, hist, counts, present, total, sizes, ranks, features, rules, criterion,
+        high, nxt, searched, known, left, n_left,
+    ):  # fmt: skip
+        """:meth:`best_in_grid` where some feature has NaN: five arrays, ``missing_left`` last.
+
+        Introduced in Chapter 7. The blocks of :meth:`best_in_cells_missing`
+        on the grid: block 1 at the known candidates (``known``), block 2 at
+        each row's last non-empty known bin (no known bin after it: ``nxt``
+        is ``inf``) when the row's NaN bin is non-empty, block 3 (the NaN
+        left) a second grid, the row's NaN statistics added to the running
+        sums; the tie keys of a row run through both grids.
+        """
+        count, slots, B = present.shape
+        msl, device = rules.min_samples_leaf, present.device
+        nan_bin = self.nan_bin.index_select(0, features.reshape(-1)).view(count, slots, 1)
+        at_nan = torch.arange(B, device=device) == nan_bin
+        has_missing = (present & at_nan).any(-1, keepdim=True)
+        alone = present & ~at_nan & (nxt == INF) & has_missing & searched  # block 2
+        nan_at = nan_bin.clamp(max=B - 1)
+        missing = hist.gather(-1, nan_at.expand(len(hist), -1, -1, -1)).to(total.dtype)
+        missing = torch.where(has_missing, missing, 0)
+        left_nan = left + missing  # block 3: the NaN on the left
+        allowed, allowed_nan = known | alone, known & has_missing
+        if n_left is not None:
+            n_missing = torch.where(has_missing, counts.gather(-1, nan_at), 0)
+            size = sizes[:, None, None]
+            allowed &= big_enough(n_left, size - n_left, msl)
+            allowed_nan &= big_enough(n_left + n_missing, size - n_left - n_missing, msl)
+        grand = total[:, :, None, None]
+        scores = torch.cat([
+            masked_scores(left, grand, allowed, rules, criterion),
+            masked_scores(left_nan, grand, allowed_nan, rules, criterion),
+        ], -1).view(count, slots * 2 * B)  # fmt: skip
+        best = scores.amax(1, keepdim=True)
+        tie = is_tie_or_best(scores, best, tie_tolerance(total, criterion)[:, None])
+        key = ranks[..., None] * (2 * B) + torch.arange(2 * B, device=device)  # blocks 1-2, 3
+        key = torch.where(tie, key.view(count, slots * 2 * B), torch.iinfo(torch.int64).max)
+        g = torch.nonzero(best.squeeze(1) > -INF).squeeze(1)  # nodes with a candidate
+        won = key.argmin(1).index_select(0, g)  # (slot, block, bin) in the node's row
+        row, j = g * slots + won // (2 * B), won % (2 * B)
+        block3, at = j >= B, row * B + j % B  # at: the bin in the grid
+        a, c = take(high, at).double(), take(nxt, at).double()
+        threshold = torch.where(~block3 & (c == INF), INF, midpoints(a, c))  # block 2: inf
+        learned = take(has_missing.view(-1), row)
+        missing_left = torch.where(block3, 1, torch.where(learned, 0, -1)).to(torch.int8)
+        f = take(features.contiguous(), row)
+        both = torch.cat([left, left_nan], -1).reshape(len(left), -1)
+        return g, f, threshold, both.index_select(1, row * (2 * B) + j), missing_left
+
 
 def float32_is_exact(weight):
     """Are all sums of ``weight`` exact in float32 (whole numbers, in all below ``2**24``)?
@@ -686,20 +846,6 @@ def float32_is_exact(weight):
     of cells, which span many nodes, are taken in float64.)
     """
     return whole_sums(weight, below=2**24)
-
-
-def masked_scores(left, total, allowed, rules, criterion):
-    """Scores of candidate splits from their left children (``-inf``: not allowed).
-
-    ``total`` holds each candidate's node statistics (broadcast against
-    ``left``); ``allowed`` the candidates that pass the other rules. Both scans
-    of the histogram search (:meth:`HistogramSearch.best_in_cells`,
-    :meth:`HistogramSearch.best_in_grid`) score this way.
-    """
-    right = total - left
-    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
-    allowed = allowed & heavy_enough(w_left, w_right, rules.min_weight_leaf)
-    return torch.where(allowed, split_scores(left, right, w_left, w_right, criterion), -INF)
 
 
 def first_last_bins_listed(cell, row, n_rows, n_bins):

@@ -9,10 +9,13 @@ gives the left child of every candidate split of every node. A segmented
 arg-max picks each node's winner, and a stable merge (no sort) regroups the
 sorted samples by child (the loop's own list of the level's samples, which the
 histogram search reads, is regrouped by a stable sort of integer child ids:
-:func:`next_level_nodes`). It grows exactly the tree the recursive builder grows: the
-same random choices (:mod:`treelib.node_random`) and the same tie rule
-(:func:`treelib.rules.is_tie_or_best`), so scores that its level-wide sums
-round differently from the recursive builder's per-node sums still tie.
+:func:`next_level_nodes`). With NaN in X each node keeps its missing samples
+after its sorted values and tries the recursive builder's three blocks of
+candidates (:func:`level_candidates_missing`). It grows exactly the tree the
+recursive builder grows: the same random choices (:mod:`treelib.node_random`)
+and the same tie rule (:func:`treelib.rules.is_tie_or_best`), so scores that
+its level-wide sums round differently from the recursive builder's per-node
+sums still tie.
 """
 
 import torch
@@ -21,6 +24,7 @@ from .criteria import criterion_of, leaf_value, node_weight
 from .node_random import child_keys, root_key, search_ranks
 from .rules import (
     big_enough,
+    bigger_child_is_left,
     distinct,
     goes_left,
     heavy_enough,
@@ -297,6 +301,88 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, tr
     return searched, f, threshold, chosen[:, : len(i)] - before
 
 
+def masked_scores(left, total, allowed, rules, criterion):
+    """Scores of candidate splits from their left children (``-inf``: not allowed).
+
+    ``total`` holds each candidate's node statistics (broadcast against
+    ``left``); ``allowed`` the candidates that pass the other rules. Both scans
+    of the histogram search (:meth:`treelib.hist.HistogramSearch.best_in_cells`,
+    :meth:`treelib.hist.HistogramSearch.best_in_grid`) and the exact search
+    of nodes with NaN (:func:`level_candidates_missing`) score this way.
+    """
+    right = total - left
+    w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
+    allowed = allowed & heavy_enough(w_left, w_right, rules.min_weight_leaf)
+    return torch.where(
+        allowed, split_scores(left, right, w_left, w_right, criterion), float("-inf")
+    )
+
+
+def level_candidates_missing(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
+    """:func:`level_candidates` where ``xs`` holds NaN: five arrays, ``missing_left`` last.
+
+    Introduced in Chapter 7. NaN sorts last, so inside each node a feature's
+    row holds its known values, sorted, then its NaN (a stable regrouping
+    keeps them there). The candidates are the exact search's three blocks
+    (:func:`treelib.split.missing_value_candidates`): the running sum gives
+    block 1 (NaN right) between distinct known values and block 2 (every
+    known value left, the NaN alone right, threshold ``inf``) at the node's
+    last known value; block 3 adds the node's NaN statistics to each block-1
+    left child. Tie keys: the feature's rank, then block 1 and 2 by position,
+    then block 3 by position. ``missing_left``: 1 for block 3, 0 for the
+    others, -1 where the node has no NaN in the feature (a future NaN goes to
+    the bigger child: :func:`missing_sides`). It scores the whole level at
+    once (no blocks of ``BLOCK`` elements): memory ``O(n_stats * p * n)``.
+    """
+    p, n = xs.shape
+    m, device, msl = len(sizes), xs.device, rules.min_samples_leaf
+    node = torch.repeat_interleave(torch.arange(m, device=device), sizes, output_size=n)
+    node_parts, parts = tree_parts(trees, sizes)
+    earlier = cumsum_by_tree(total, node_parts) - total  # each node's earlier nodes' totals
+    stats = sorted_stats[:, :, :] if isinstance(sorted_stats, OneHotStats) else sorted_stats
+    left = cumsum_by_tree(stats, parts) - earlier[:, None].index_select(2, node)  # (n_stats, p, n)
+    start = segment_starts(sizes)
+    n_left = torch.arange(1, n + 1, device=device) - start.index_select(0, node)  # block 1's
+    size = sizes.index_select(0, node)
+    nan = xs.isnan()
+    n_missing = torch.zeros(p, m, dtype=sizes.dtype, device=device)
+    n_missing.index_add_(1, node, nan.to(sizes.dtype))
+    n_known = sizes - n_missing  # (p, m)
+    at_known = (start + n_known - 1).clamp(min=0)  # each node's last known value
+    known = left.gather(2, at_known.expand(len(left), -1, -1))
+    missing = total[:, None] - torch.where(n_known > 0, known, 0)  # (n_stats, p, m): NaN's sums
+    has_missing = (n_missing > 0).index_select(1, node)  # (p, n)
+    n_missing, n_known = n_missing.index_select(1, node), n_known.index_select(1, node)
+    searched = (ranks.T < p).index_select(1, node)  # p: not searched
+    between = torch.zeros_like(nan)
+    between[:, :-1] = distinct(xs[:, :-1], xs[:, 1:])  # never next to a NaN
+    between &= searched
+    alone = (n_left == n_known) & has_missing & searched  # block 2
+    allowed = (between | alone) & big_enough(n_left, size - n_left, msl)
+    n_left_nan = n_left + n_missing
+    allowed_nan = between & has_missing & big_enough(n_left_nan, size - n_left_nan, msl)
+    left_nan = left + missing.index_select(2, node)
+    grand = total[:, None].index_select(2, node)
+    scores = torch.stack([
+        masked_scores(left, grand, allowed, rules, criterion),
+        masked_scores(left_nan, grand, allowed_nan, rules, criterion),
+    ])  # fmt: skip
+    position = torch.arange(2 * n, device=device).view(2, 1, n)
+    key = ranks.T.index_select(1, node) * (2 * n) + position  # (2, p, n)
+    segment = node.expand(2, p, n)
+    tol = tie_tolerance(total, criterion)
+    won = torch.nonzero(
+        segmented_argmax(scores.view(-1), segment.reshape(-1), key.view(-1), m, tol)
+    )
+    won = won.squeeze(1)
+    block3, f, i = won // (p * n) == 1, won % (p * n) // n, won % n
+    a, b = xs[f, i].double(), xs[f, (i + 1).clamp(max=n - 1)].double()
+    threshold = torch.where(~block3 & b.isnan(), float("inf"), midpoints(a, b))
+    missing_left = torch.where(block3, 1, torch.where(has_missing[f, i], 0, -1)).to(torch.int8)
+    chosen = torch.where(block3, left_nan[:, f, i], left[:, f, i])
+    return node[i], f, threshold, chosen, missing_left
+
+
 def leaves_big_enough(sizes, node, min_samples_leaf):
     """Per position: would both children keep ``min_samples_leaf`` samples?"""
     n_left = torch.arange(len(node), device=node.device) - segment_starts(sizes)[node] + 1
@@ -386,6 +472,7 @@ class ExactSearch:
         p, n = X.shape[1], X.shape[0]
         self.start(stats, p, n, X.device)
         self.X, self.rows = X, None  # (sample i is row i)
+        self.has_nan = bool(X.isnan().any())  # (NaN sorts last: level_candidates_missing)
         for j in range(p):
             column = X[:, j].contiguous()
             order = torch.argsort(column, stable=True)  # each feature sorted once
@@ -406,6 +493,7 @@ class ExactSearch:
         p, n = X.shape[1], len(rows)
         search.start(stats, p, n, X.device)
         search.X, search.rows = X, rows
+        search.has_nan = bool(X.isnan().any())
         trees = torch.arange(len(sizes), device=X.device)
         tree = torch.repeat_interleave(trees, sizes, output_size=n)
         sample = torch.full((len(sizes), X.shape[0]), -1, dtype=torch.int64, device=X.device)
@@ -546,8 +634,10 @@ class ExactSearch:
     def constant_features(self):
         """``(n_groups, p)``: is the feature constant inside the group?"""
         start = segment_starts(self.sizes)
-        last = start + self.sizes - 1
-        return is_constant(self.xs[:, start], self.xs[:, last]).T
+        low, high = self.xs[:, start], self.xs[:, start + self.sizes - 1]  # (NaN: last)
+        if not self.has_nan:
+            return is_constant(low, high).T
+        return is_constant(low, high, high.isnan(), low.isnan()).T
 
     def best_splits(self, total, keys, rules, criterion, trees=None):
         """Each open node's best split: ``(group, feature, threshold, left statistics)``.
@@ -555,9 +645,10 @@ class ExactSearch:
         ``trees``: each open node's tree, when several trees grow side by side.
         """
         p = self.xs.shape[0]
+        candidates = level_candidates_missing if self.has_nan else level_candidates
         if rules.max_features >= p:
             ranks = search_ranks(keys, p, p)
-            return level_candidates(
+            return candidates(
                 self.xs, self.sorted_stats, self.sizes, total, ranks, rules, criterion, trees
             )
         # each node searches at most max_features features: gather only those rows
@@ -577,10 +668,10 @@ class ExactSearch:
         else:
             stats = torch.stack([torch.gather(s, 0, rows) for s in self.sorted_stats])
         slot_ranks = torch.where(slot_rank < p, torch.arange(k, device=device), k)  # in order
-        groups, slot, threshold, left = level_candidates(
+        groups, slot, threshold, left, *learned = candidates(
             xs, stats, self.sizes, total, slot_ranks, rules, criterion, trees
         )
-        return groups, drawn[groups, slot], threshold, left
+        return groups, drawn[groups, slot], threshold, left, *learned
 
 
 def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
@@ -605,8 +696,10 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
     "sample" is one sample of one tree (:mod:`treelib.batched`). Nodes of one
     level are numbered tree after tree, so every tree's nodes stay contiguous.
     The ``search`` finds the splits and gives the values they compare
-    (``split_values``). Returns the levels: per node its arrays and
-    ``"tree"``, the index of its root.
+    (``split_values``); a search that saw NaN also gives each split's
+    ``missing_left`` (kept as the level's ``"missing_left"``: 1 left, 0
+    right, -1 where the node saw no NaN in the split's feature). Returns the
+    levels: per node its arrays and ``"tree"``, the index of its root.
     """
     impurity_of, device = criterion_of(criterion).impurity, stats.device
     tree, levels = torch.arange(len(keys), device=device), []
@@ -636,7 +729,7 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         search.regroup_level(samples, node, group_of_node, sizes[open_nodes])
         trees = tree[open_nodes] if several else None
         found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
-        groups, f, threshold, left = found
+        groups, f, threshold, left, *learned = found  # (+ missing_left: a search saw NaN)
         nodes = open_nodes[groups]
         right = total[:, nodes] - left
         w, wl, wr = weight[nodes], node_weight(left, criterion), node_weight(right, criterion)
@@ -649,6 +742,9 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         if len(nodes) == 0:
             break
         nodes, sort = torch.sort(nodes)
+        if learned:  # 1: a NaN goes left, 0: right, -1: the node saw none (the bigger child)
+            level["missing_left"] = torch.full((m,), -1, dtype=torch.int8, device=device)
+            level["missing_left"][nodes] = learned[0][keep][sort]
         if whole:  # the left and right child of each split node, in order
             split_sums = [side[:, keep].index_select(1, sort) for side in (left, right)]
             children = torch.stack(split_sums, 2).view(len(total), -1)
@@ -703,7 +799,10 @@ def next_level_nodes(split_values, samples, node, level, grouped=True):
         t = node[a:b]
         c = take(level["child"], t)
         value = split_values(samples[a:b], take(level["feature"], t).clamp_(min=0))
-        goes_right = ~goes_left(value, take(level["threshold"], t))
+        missing_left = False  # (-1: no NaN in the node's feature, none to route)
+        if "missing_left" in level:
+            missing_left = take(level["missing_left"], t) > 0
+        goes_right = ~goes_left(value, take(level["threshold"], t), missing_left=missing_left)
         child[a:b] = torch.where(c >= 0, c + goes_right, -1)  # -1: a leaf's sample
     if not grouped:
         kept = torch.nonzero(child >= 0).squeeze(1)
@@ -722,6 +821,26 @@ def assemble_preorder(levels, device=None):
     the tree goes to ``device``.
     """
     return assemble_trees(levels, device)[0]
+
+
+def missing_sides(levels, arrays, in_preorder):
+    """Where each node sends a NaN: as its split learned, else to the bigger child.
+
+    Introduced in Chapter 7. A level's ``"missing_left"`` (if any) holds 1
+    (left), 0 (right) or -1: the node saw no NaN in its split's feature, so a
+    NaN follows the child with more samples (:func:`treelib.rules.bigger_child_is_left`),
+    as in the exact search. ``arrays`` holds the trees' preorder
+    ``children_left``, ``children_right`` and ``n_node_samples``.
+    """
+    learned = in_preorder(torch.cat([
+        level.get("missing_left", torch.full_like(level["n"], -1, dtype=torch.int8))
+        for level in levels
+    ]))  # fmt: skip
+    left, right, n = (arrays[k] for k in ("children_left", "children_right", "n_node_samples"))
+    inner = torch.nonzero(left >= 0).squeeze(1)
+    bigger = torch.zeros_like(learned)
+    bigger[inner] = bigger_child_is_left(n[left[inner]], n[right[inner]]).to(torch.int8)
+    return torch.where(learned >= 0, learned, bigger).to(torch.uint8)
 
 
 def assemble_trees(levels, device=None):
@@ -781,6 +900,8 @@ def assemble_trees(levels, device=None):
         weighted_n_node_samples=gather("weight"),
         categorical=torch.zeros(n_nodes, dtype=torch.bool),
     )
+    if any("missing_left" in level for level in levels):  # a search that saw NaN
+        arrays["missing_go_to_left"] = missing_sides(levels, arrays, in_preorder)
     for name in ("children_left", "children_right"):  # ids from each tree's root
         children = arrays[name]
         arrays[name] = torch.where(children >= 0, children - root, children)

@@ -237,12 +237,14 @@ class BaseDecisionTree(BaseEstimator):
 
         ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
-        for what only it handles: categorical features, missing values
-        (``missing``: NaN in X), monotonic constraints, random splits,
-        several outputs (``multi_output``: y of shape (n_samples, n_outputs));
-        otherwise ``"levelwise"``, or ``"hist"`` (which grows from the bins
-        alone). The forests and gradient boosting ask their trees here.
-        ``rules``: the resolved rules, if known (else read from the parameters).
+        for what only it handles: categorical features, monotonic
+        constraints, random splits, several outputs (``multi_output``: y of
+        shape (n_samples, n_outputs)); otherwise ``"levelwise"``, or ``"hist"``
+        (which grows from the bins alone). Every builder splits missing values
+        (``missing``: NaN in X; the level-wise ones too since Chapter 7), so
+        ``missing`` no longer changes the choice. The forests and gradient
+        boosting ask their trees here. ``rules``: the resolved rules, if
+        known (else read from the parameters).
         """
         if self.max_leaf_nodes is not None:
             return "best-first"
@@ -252,7 +254,7 @@ class BaseDecisionTree(BaseEstimator):
         else:
             special = self.categorical_features is not None or self.monotonic_cst is not None
             special = special or self.splitter != "best"
-        if self.tree_method == "recursive" or missing or special or multi_output:
+        if self.tree_method == "recursive" or special or multi_output:
             return "recursive"
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
             return "levelwise"  # (an invalid max_bins: _grow raises its error)
@@ -311,7 +313,9 @@ class BaseDecisionTree(BaseEstimator):
             rules = rules._replace(monotonic=rules.monotonic.to(device))
         bins = None if bins is None else bins.to(device)
         # (a tree that saw NaN shows where NaN goes in export_text and plot_tree)
-        self._missing_in_fit = X is not None and bool(X.isnan().any())
+        self._missing_in_fit = (
+            bool(X.isnan().any()) if X is not None else bool(bins.high.isnan().any())
+        )
         tree = self._grow(X, stats, criterion, rules, seed, bins)
         tree.n_features = n_features
         self.tree_ = prune(tree, ccp_alpha)  # pruning post-processes any builder's tree
@@ -333,9 +337,9 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Categorical features, missing values (NaN), monotonic constraints and
-        random splits (``splitter="random"``, Chapter 5) are only handled by
-        the recursive builder (Chapter 6). With
+        Categorical features, monotonic constraints and random splits
+        (``splitter="random"``, Chapter 5) are only handled by the recursive
+        builder (Chapter 6); missing values (NaN) by all three. With
         ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
         exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
