@@ -11,7 +11,8 @@ samples it got wrong. The formulas are scikit-learn's (Zhu et al., 2009):
 
 X reaches the weak learners as scikit-learn passes it: validated but not cast
 (a treelib tree casts it to float32 itself; another learner sees float64, ints
-or n-dimensional X untouched).
+or n-dimensional X untouched). A ``scipy.sparse`` X stays sparse, as CSC or CSR
+(other formats become CSR); a treelib tree makes it dense when it validates it.
 """
 
 import warnings
@@ -95,6 +96,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # passed on to the learners as CSC/CSR, as scikit-learn
+        return tags
+
     def _validate_estimator(self):
         """Set ``estimator_`` (as scikit-learn: the object itself, not a copy)."""
         default = DecisionTreeClassifier(max_depth=1)
@@ -114,8 +120,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         """Validate without casting X; set ``classes_``; return weights summing to 1."""
         check_no_category_columns(X)  # converted to an ndarray they would lose their dtype
         X, y = validate_data(
-            self, _as_numpy(X), _as_numpy(y), ensure_2d=True, allow_nd=True, dtype=None
-        )
+            self, _as_numpy(X), _as_numpy(y), ensure_2d=True, allow_nd=True, dtype=None,
+            accept_sparse=["csr", "csc"],
+        )  # fmt: skip
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         self.n_classes_ = len(self.classes_)
@@ -131,8 +138,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         check_no_category_columns(X)
         return validate_data(
-            self, _as_numpy(X), ensure_2d=True, allow_nd=True, dtype=None, reset=False
-        )
+            self, _as_numpy(X), ensure_2d=True, allow_nd=True, dtype=None, reset=False,
+            accept_sparse=["csr", "csc"],
+        )  # fmt: skip
 
     def _fit_learner(self, X, y, w, rng):
         learner = _seed_learner(clone(self.estimator_), rng).fit(X, y, sample_weight=w)
@@ -171,7 +179,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features) (n-d if the learner accepts it)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            (n-d if the learner accepts it; a sparse X is passed on as CSC or CSR)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
 
@@ -235,7 +244,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Yields
         ------
@@ -252,7 +261,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -282,7 +291,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Yields
         ------
@@ -296,7 +305,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Yields
         ------
@@ -312,7 +321,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
 
@@ -328,7 +337,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -343,7 +352,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -356,7 +365,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------

@@ -148,6 +148,7 @@ class BaseForest(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing value (Chapter 6)
+        tags.input_tags.sparse = True  # made dense at validation (_validation.densify)
         return tags
 
     def _tree_params(self):
@@ -190,7 +191,9 @@ class BaseForest(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A sparse X is made dense, float32, once (n x d in memory), and the
+            trees grown from it are those of the dense X, as in scikit-learn.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,) or None, default=None
             As scikit-learn 1.9: with ``bootstrap``, each tree draws its rows
@@ -204,6 +207,8 @@ class BaseForest(BaseEstimator):
         self
         """
         self._check_params()  # first, as scikit-learn validates its parameters
+        if sparse.issparse(y):  # (scikit-learn's message: the forest's one check on y)
+            raise ValueError("sparse multilabel-indicator for y is not supported.")
         classifier = self._tree_class is DecisionTreeClassifier
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
         weighted = sample_weight is not None
@@ -368,7 +373,7 @@ class BaseForest(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -387,7 +392,7 @@ class BaseForest(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------

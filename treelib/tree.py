@@ -114,6 +114,7 @@ class BaseDecisionTree(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing value (Chapter 6)
+        tags.input_tags.sparse = True  # made dense at validation (_validation.densify)
         return tags
 
     def _stopping_rules(self, n_samples, n_features, total_weight):
@@ -146,7 +147,12 @@ class BaseDecisionTree(BaseEstimator):
         return rules
 
     def fit(self, X, y, sample_weight=None):
-        """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
+        """Grow the tree from the training set ``(X, y)``. Returns ``self``.
+
+        ``X`` may be a ``scipy.sparse`` matrix or array (Chapter 2): it is made
+        dense, float32, once (n x d in memory); scikit-learn's sparse splitter
+        grows the same tree as its dense one, so the tree is the same.
+        """
         X, y, w = check_fit_input(
             self, X, y, sample_weight, classifier=self._is_classifier, allow_nan=True
         )
@@ -195,7 +201,7 @@ class BaseDecisionTree(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,) or None, default=None
 
@@ -291,7 +297,7 @@ class BaseDecisionTree(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
