@@ -1,12 +1,20 @@
 """Random forests against scikit-learn's (Chapter 5)."""
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from sklearn import ensemble
+from sklearn.base import is_classifier
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine, make_regression
 from sklearn.model_selection import train_test_split
 
-from treelib import RandomForestClassifier, RandomForestRegressor
+from treelib import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from treelib.forest import bootstrap_counts
 
 
@@ -94,3 +102,35 @@ def test_progress_bar_is_silent_by_default(capsys):
     assert captured.out == "" and captured.err == ""
     RandomForestClassifier(n_estimators=3, verbose=True).fit([[0.0], [1.0], [2.0]], [0, 1, 1])
     assert "trees" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (RandomForestClassifier, ensemble.RandomForestClassifier),
+        (RandomForestRegressor, ensemble.RandomForestRegressor),
+        (ExtraTreesClassifier, ensemble.ExtraTreesClassifier),
+        (ExtraTreesRegressor, ensemble.ExtraTreesRegressor),
+    ],
+)
+def test_estimator_is_the_unfitted_template_tree_as_scikit_learns(ours, theirs):
+    forest, reference = ours(max_depth=3), theirs(max_depth=3)
+    assert ("estimator" in forest.get_params()) == ("estimator" in reference.get_params())
+    assert forest.estimator.splitter == reference.estimator.splitter
+    assert forest.estimator.get_params()["max_depth"] is None  # a default tree, unfitted
+    assert not hasattr(forest.estimator, "tree_")
+    assert is_classifier(forest.estimator) == is_classifier(reference.estimator)
+
+
+@pytest.mark.parametrize("cls", [RandomForestClassifier, RandomForestRegressor])
+def test_a_warm_start_without_new_trees_does_not_score_oob_again(cls):
+    X, y = make_regression(n_samples=80, n_features=4, random_state=0)
+    y = y if cls is RandomForestRegressor else (y > 0).astype(int)
+    forest = cls(n_estimators=20, warm_start=True, oob_score=True, random_state=0)
+    with patch.object(
+        forest, "_set_oob_score_and_attributes", wraps=forest._set_oob_score_and_attributes
+    ) as scorer:
+        forest.fit(X, y)
+        with pytest.warns(UserWarning, match="Warm-start fitting without increasing"):
+            forest.fit(X, y)
+        scorer.assert_called_once()

@@ -110,3 +110,17 @@ def test_dask_cluster_grows_the_forest_of_one_job():
         forest = RandomForestClassifier(**params).fit(X, y)
     assert len(tasks.data) >= 2  # the cluster ran the batches (two workers: two)
     assert_same_forest(forest, one, X)
+
+
+@pytest.mark.parametrize("params", [dict(tree_method="recursive"), dict(splitter="random")])
+def test_trees_grown_one_by_one_go_through_the_active_backend_too(params):
+    """Trees that are not batched (recursive builder, extra trees): one joblib job each."""
+    X, y = make_classification(200, 5, random_state=6)
+    cls = treelib.ExtraTreesClassifier if "splitter" in params else RandomForestClassifier
+    params = {k: v for k, v in params.items() if k != "splitter"}
+    one = cls(n_estimators=6, random_state=7, **params).fit(X, y)
+    CountingBackend.submitted = 0
+    with joblib.parallel_config(backend="treelib-counting", n_jobs=2):
+        forest = cls(n_estimators=6, random_state=7, n_jobs=2, **params).fit(X, y)
+    assert CountingBackend.submitted == 6  # as scikit-learn's forests: a job per tree
+    assert_same_forest(forest, one, X)

@@ -300,3 +300,20 @@ def test_forest_monotonic_cst():
     with pytest.raises(ValueError) as ours:
         treelib.RandomForestClassifier(monotonic_cst=[1, 0]).fit(X, y3)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("builder", ["recursive", "levelwise", "hist"])
+@pytest.mark.parametrize("constraint", [None, -1])
+def test_a_nodes_sums_are_added_in_sample_order_as_scikit_learns(builder, constraint):
+    # y = linspace(-2, 2, 10): adding in order gives exactly 0, a pairwise sum
+    # -8.9e-16; against the constraint the root cannot split and predicts the mean
+    X = np.linspace(-2, 2, 10).reshape(-1, 1)
+    y = X.ravel()
+    params = dict(monotonic_cst=None if constraint is None else [constraint])
+    ours = DecisionTreeRegressor(tree_method=builder, **params).fit(X, y)
+    theirs = sktree.DecisionTreeRegressor(**params).fit(X, y)
+    assert ours.tree_.node_count == theirs.tree_.node_count
+    # the root's samples come in their order (deeper, in scikit-learn's sort's order)
+    assert ours.tree_.value[0, 0, 0] == theirs.tree_.value[0, 0, 0]  # bit for bit
+    assert ours.tree_.impurity[0] == theirs.tree_.impurity[0]
+    np.testing.assert_allclose(ours.tree_.value, theirs.tree_.value, rtol=0, atol=1e-12)

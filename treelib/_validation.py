@@ -73,6 +73,34 @@ def check_no_category_columns(X):
         )
 
 
+def _finite_rule(X, allow_nan):
+    """``ensure_all_finite`` for ``X``: NaN is a missing value only in dense X.
+
+    As scikit-learn's trees, a sparse matrix may not hold NaN (its sparse
+    splitter has no missing-value support), whatever the estimator.
+    """
+    return "allow-nan" if allow_nan and not sparse.issparse(X) else True
+
+
+def densify(X):
+    """A validated sparse ``X`` as a dense float32 C-ordered array; dense X as it is.
+
+    Introduced in Chapter 2. treelib's engine is dense torch, so a
+    ``scipy.sparse`` matrix or array is expanded here, once, at the validation
+    of ``fit`` and of every prediction: it then costs ``n_samples *
+    n_features * 4`` bytes, like a dense float32 copy. The trees are the same
+    as scikit-learn's: its sparse splitter grows the tree its dense splitter
+    grows (an implicit zero is the value 0). As scikit-learn, a sparse matrix
+    with int64 indices is refused; NaN in a sparse X was refused before
+    (:func:`_finite_rule`).
+    """
+    if not sparse.issparse(X):
+        return X
+    if X.indices.dtype != np.intc or X.indptr.dtype != np.intc:
+        raise ValueError("No support for np.int64 index based sparse matrices")
+    return X.toarray(order="C")
+
+
 def check_fit_input(
     estimator, X, y, sample_weight, *, classifier, allow_nan=False, multi_output=False,
     warn_column_vector=False,
@@ -82,7 +110,9 @@ def check_fit_input(
     X becomes float32 (as in scikit-learn); a classifier's labels are encoded as
     ``0..K-1`` with ``estimator.classes_`` set; weights are float64 and must be
     non-negative with a positive sum. ``allow_nan``: NaN in X is a missing value
-    (trees and forests, Chapter 6); infinity is always an error.
+    (trees and forests, Chapter 6); infinity is always an error. A
+    ``scipy.sparse`` X (any format; scikit-learn converts it to CSC for
+    ``fit``) is made dense here (:func:`densify`): n x d float32 in memory.
 
     ``multi_output`` (trees and forests, Chapter 5): ``y`` may have shape
     ``(n_samples, n_outputs)``; a classifier's ``classes_`` is then a list of
@@ -92,12 +122,12 @@ def check_fit_input(
     """
     check_no_category_columns(X)
     y = _as_numpy(y)
-    if multi_output and sparse.issparse(y):
-        raise ValueError("sparse multilabel-indicator for y is not supported.")
     X, y = validate_data(
         estimator, _as_numpy(X), y, dtype=np.float32, y_numeric=not classifier,
-        ensure_all_finite="allow-nan" if allow_nan else True, multi_output=multi_output,
+        accept_sparse="csc", ensure_all_finite=_finite_rule(X, allow_nan),
+        multi_output=multi_output,
     )  # fmt: skip
+    X = densify(X)
     if multi_output:
         y = np.atleast_1d(y)
         if y.ndim == 2 and y.shape[1] == 1:
@@ -131,15 +161,17 @@ def check_fit_input(
 def check_predict_input(estimator, X, allow_nan=False):
     """Check that ``estimator`` is fitted and ``X`` matches it; return X as float32 tensor.
 
-    ``allow_nan``: NaN is a missing value (trees and forests, Chapter 6).
+    ``allow_nan``: NaN is a missing value (trees and forests, Chapter 6). A
+    ``scipy.sparse`` X (any format; scikit-learn converts it to CSR to
+    predict) is made dense here (:func:`densify`): n x d float32 in memory.
     """
     check_is_fitted(estimator)
     check_no_category_columns(X)
     X = validate_data(
-        estimator, _as_numpy(X), dtype=np.float32, reset=False,
-        ensure_all_finite="allow-nan" if allow_nan else True,
+        estimator, _as_numpy(X), dtype=np.float32, reset=False, accept_sparse="csr",
+        ensure_all_finite=_finite_rule(X, allow_nan),
     )  # fmt: skip
-    return _as_tensor(X)
+    return _as_tensor(densify(X))
 
 
 def check_criterion(criterion, allowed):

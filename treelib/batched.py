@@ -18,7 +18,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
 from ._validation import check_criterion
-from .criteria import node_weight, target_stats
+from .criteria import node_sums, node_weight, target_stats
 from .hist import HistogramSearch
 from .levelwise import ExactSearch, assemble_trees, grow_levels
 from .node_random import root_key
@@ -109,7 +109,7 @@ def grow_trees_batched(X, y, weights, criterion, rules, seeds, n_classes=None, b
     sizes = torch.tensor(sizes, device=device)
     bounds = torch.cumsum(sizes, 0).tolist()
     root_weight = torch.stack(  # summed as a tree grown alone sums them
-        [node_weight(stats[:, a:b].sum(1), criterion) for a, b in zip([0] + bounds, bounds)]
+        [node_weight(node_sums(stats[:, a:b]), criterion) for a, b in zip([0] + bounds, bounds)]
     )
     if bins is None:
         search = ExactSearch.for_trees(X, stats, rows, sizes)

@@ -26,7 +26,8 @@ seeds, the clipping of tiny weights, early stops and the overflow warning.
 
 X reaches the weak learners as scikit-learn passes it: validated but not cast
 (a treelib tree casts it to float32 itself; another learner sees float64, ints
-or n-dimensional X untouched).
+or n-dimensional X untouched). A ``scipy.sparse`` X stays sparse, as CSC or CSR
+(other formats become CSR); a treelib tree makes it dense when it validates it.
 """
 
 import warnings
@@ -102,6 +103,11 @@ class BaseWeightBoosting(BaseEstimator):
     warning) or vanish. A fitted ensemble is a sequence of learners, as in
     scikit-learn: ``len(boost)``, ``boost[i]``, ``for learner in boost``.
     """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # passed on to the learners as CSC/CSR, as scikit-learn
+        return tags
 
     def _default_learner(self):
         raise NotImplementedError
@@ -356,7 +362,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseWeightBoosting):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Yields
         ------
@@ -373,7 +379,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseWeightBoosting):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -403,7 +409,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseWeightBoosting):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Yields
         ------
@@ -417,7 +423,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseWeightBoosting):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Yields
         ------
@@ -431,7 +437,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseWeightBoosting):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -446,7 +452,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseWeightBoosting):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -459,7 +465,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseWeightBoosting):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------

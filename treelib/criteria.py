@@ -305,6 +305,18 @@ def node_weight(stats, criterion):
     return criterion_of(criterion).weight(stats)
 
 
+def node_sums(stats):
+    """The sums of a node's per-sample statistics, added one sample after another.
+
+    Introduced in Chapter 3. scikit-learn's criterion adds its samples in a
+    loop, in their order; a pairwise sum (``stats.sum(1)``) can round
+    differently. For ``y = np.linspace(-2, 2, 10)`` the loop gives exactly 0
+    (so a root that cannot split predicts 0.0), the pairwise sum -8.9e-16.
+    On the CPU ``cumsum`` adds in order; its last column is the loop's sum.
+    """
+    return stats.cumsum(1)[:, -1]
+
+
 def target_stats(y, sample_weight, criterion, n_classes=None):
     """Per-sample statistics whose sums over a node feed the impurity functions.
 

@@ -203,8 +203,10 @@ class ExtraTreesMixin:
     max_bins = 255
     categorical_features = None
 
+    _template_params = {"splitter": "random"}
+
     def _tree_params(self):
-        return {**super()._tree_params(), "splitter": "random"}
+        return {**super()._tree_params(), **self._template_params}
 
 
 class ExtraTreesClassifier(ExtraTreesMixin, RandomForestClassifier):

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import torch
+from joblib import Parallel, delayed
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
@@ -29,13 +30,14 @@ from ._validation import (
     check_predict_input,
     invalid_parameter,
 )
-from .batched import fit_trees_batched
+from .batched import AS_DONE, fit_trees_batched
 from .hist import bin_columns
 from .tree import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     apply_class_weight,
     classes_of,
+    one_cpu_thread,
     proba_per_output,
 )
 
@@ -143,6 +145,11 @@ def n_bootstrap_draws(max_samples, n_samples, sample_weight=None):
     return n_draws
 
 
+def _fit_tree(tree, X, y, w, bins):
+    """One job of a forest's fit: grow ``tree`` on validated tensors and return it."""
+    return tree._fit_tensors(X, y, w, bins)
+
+
 class BaseForest(BaseEstimator):
     """What the forest classifier and regressor share. Introduced in Chapter 5.
 
@@ -151,6 +158,7 @@ class BaseForest(BaseEstimator):
     """
 
     _tree_class = None
+    _template_params = {}  # the parameters that make _tree_class this forest's kind of tree
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -158,7 +166,18 @@ class BaseForest(BaseEstimator):
         tags.target_tags.multi_output = True  # y of shape (n_samples, n_outputs) (Chapter 5)
         if tags.classifier_tags is not None:
             tags.classifier_tags.multi_label = True
+        tags.input_tags.sparse = True  # made dense at validation (_validation.densify)
         return tags
+
+    @property
+    def estimator(self):
+        """The unfitted tree the forest's trees are made from (Chapter 5).
+
+        As scikit-learn's ``estimator`` of a forest: fixed by the class, not a
+        parameter; a default tree (``splitter="random"`` for extra trees).
+        ``estimator_`` is that tree with the forest's tree parameters, after ``fit``.
+        """
+        return self._tree_class(**self._template_params)
 
     def _tree_params(self):
         names = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf")
@@ -200,7 +219,9 @@ class BaseForest(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A sparse X is made dense, float32, once (n x d in memory), and the
+            trees grown from it are those of the dense X, as in scikit-learn.
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
             Several outputs (Chapter 5): every tree predicts them all; a
             column vector is one output (with scikit-learn's ``DataConversionWarning``).
@@ -216,6 +237,8 @@ class BaseForest(BaseEstimator):
         self
         """
         self._check_params()  # first, as scikit-learn validates its parameters
+        if sparse.issparse(y):  # (scikit-learn's message: the forest's one check on y)
+            raise ValueError("sparse multilabel-indicator for y is not supported.")
         classifier = self._tree_class is DecisionTreeClassifier
         X, y, w = check_fit_input(
             self, X, y, sample_weight, classifier=classifier, allow_nan=True,
@@ -230,10 +253,11 @@ class BaseForest(BaseEstimator):
         # scikit-learn 1.9: with bootstrap, rows are drawn with probabilities
         # proportional to the weights (sample_weight times the class weights)
         # and each tree gets its draw counts alone; without, the trees get the weights
-        self._draw_weights = w.numpy() if weighted and self.bootstrap else None
+        # (scikit-learn's name and meaning: the weights times the class weights, or None)
+        self._sample_weight = w.numpy() if weighted else None
         self._n_samples_bootstrap = n
         if self.bootstrap:
-            self._n_samples_bootstrap = n_bootstrap_draws(self.max_samples, n, self._draw_weights)
+            self._n_samples_bootstrap = n_bootstrap_draws(self.max_samples, n, self._sample_weight)
             w = torch.ones_like(w)
         self.estimator_ = self._tree_class(**self._tree_params())
         if classifier and self.n_outputs_ > 1:
@@ -244,7 +268,7 @@ class BaseForest(BaseEstimator):
         if len(seeds):
             self.estimators_ += self._grow_trees(X, y, w, seeds)
         if self.oob_score and (len(seeds) or not hasattr(self, "oob_score_")):
-            self._set_oob_score(X, y.numpy())
+            self._set_oob_score_and_attributes(X, y.numpy())
         self._subsample_classes = None  # only needed while growing
         return self
 
@@ -320,7 +344,8 @@ class BaseForest(BaseEstimator):
         The level-wise and histogram builders grow the trees side by side, a
         batch at a time (:mod:`treelib.batched`, Chapter 7): the same trees as
         one by one, with far fewer Python steps. Other settings grow one tree
-        after the other.
+        per job of ``joblib.Parallel(n_jobs, prefer="threads")``, as
+        scikit-learn's forests: threads, or the active joblib backend.
         """
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
@@ -347,10 +372,21 @@ class BaseForest(BaseEstimator):
             batched = not (per_tree or multi_output)  # (batched refuses what it cannot grow)
             if batched and fit_trees_batched(trees, X, y, weight_of, bins, bar.update, n_jobs):
                 return trees
-            for i, tree in enumerate(trees):
-                tree._fit_tensors(X, y, weight_of(i), bins)
-                bar.update(1)
-        return trees
+            # one tree per job, through joblib as scikit-learn's forests (threads, or
+            # the active backend); a tree depends only on its seed and weights
+            device = self.estimator_._device()
+            jobs = (
+                delayed(_fit_tree)(tree, X, y, weight_of(i), bins) for i, tree in enumerate(trees)
+            )
+            parallel = Parallel(
+                n_jobs=n_jobs if device.type == "cpu" else 1, prefer="threads", **AS_DONE
+            )
+            grown = []
+            with one_cpu_thread(device):  # (set once here: the jobs' own settings are no-ops)
+                for tree in parallel(jobs):
+                    grown.append(tree)  # (another process's copy, with a process backend)
+                    bar.update(1)
+        return grown
 
     def _in_bag_counts(self, seed, n_samples):
         """How much each row counts in the tree grown from ``seed``: 0 exactly when out of bag.
@@ -362,7 +398,7 @@ class BaseForest(BaseEstimator):
         """
         if not self.bootstrap:
             return np.ones(n_samples)
-        p = getattr(self, "_draw_weights", None)
+        p = getattr(self, "_sample_weight", None)
         draws = bootstrap_indices(seed, n_samples, self._n_samples_bootstrap, p)
         counts = np.bincount(draws, minlength=n_samples)
         classes = getattr(self, "_subsample_classes", None)
@@ -377,8 +413,14 @@ class BaseForest(BaseEstimator):
         """
         return np.stack([t._leaf_values_of_tensor(X) for t in self.estimators_])
 
-    def _set_oob_score(self, X, y):
-        """Score every sample with the trees that did not draw it (warns if none)."""
+    def _set_oob_score_and_attributes(self, X, y):
+        """Score every sample with the trees that did not draw it (warns if none).
+
+        Sets ``oob_score_`` and ``oob_decision_function_`` / ``oob_prediction_``;
+        ``fit`` calls it once per fit that grows trees (scikit-learn's name for
+        this step, which its tests watch: a warm start that grows no tree does
+        not score again).
+        """
         n = X.shape[0]
         self._check_oob_target(y)
         in_bag = np.array([self._in_bag_counts(t.random_state, n) > 0 for t in self])
@@ -395,7 +437,7 @@ class BaseForest(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -414,7 +456,7 @@ class BaseForest(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -442,7 +484,7 @@ class BaseForest(BaseEstimator):
         if not self.bootstrap:
             return [np.arange(self._n_samples, dtype=np.int32) for _ in self]
         n, n_draws = self._n_samples, self._n_samples_bootstrap
-        p = getattr(self, "_draw_weights", None)
+        p = getattr(self, "_sample_weight", None)
         return [bootstrap_indices(tree.random_state, n, n_draws, p) for tree in self]
 
     @property

@@ -250,6 +250,11 @@ class BaseGradientBoosting(BaseEstimator):
 
     _is_classifier = False
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # made dense at validation (_validation.densify)
+        return tags
+
     def _check_params(self):
         if not (_is_int(self.n_estimators) and self.n_estimators >= 1):
             raise ValueError(f"n_estimators must be an int >= 1; got {self.n_estimators!r}.")
@@ -296,7 +301,7 @@ class BaseGradientBoosting(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,) or None, default=None
 

@@ -10,7 +10,7 @@ from functools import partial
 
 import torch
 
-from .criteria import criterion_of, leaf_value, node_weight
+from .criteria import criterion_of, leaf_value, node_sums, node_weight
 from .node_random import child_keys, root_key, search_ranks
 from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named from here)
     FEATURE_THRESHOLD,
@@ -69,7 +69,7 @@ def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight, boun
     node's ``(lower, upper)`` bounds in a monotonic tree (Chapter 6); its value
     is clipped to them.
     """
-    node_stats = stats[:, idx].sum(1)
+    node_stats = node_sums(stats[:, idx])  # in sample order, as scikit-learn adds them
     weight = float(node_weight(node_stats, criterion))
     impurity = float(criterion_of(criterion).impurity(node_stats))
     value = leaf_value(node_stats, criterion)
@@ -125,7 +125,7 @@ def grow_tree(X, stats, criterion, rules, seed):
     ``seed`` an int that fixes every node's feature order.
     """
     nodes = []  # one dict per node, in preorder
-    root_weight = float(node_weight(stats.sum(1), criterion))
+    root_weight = float(node_weight(node_sums(stats), criterion))
 
     def grow(idx, depth, key, bounds):
         node, split, left = evaluate_node(
@@ -162,7 +162,7 @@ def grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes):
     so it does not depend on when the node is split.
     """
     nodes = []
-    root_weight = float(node_weight(stats.sum(1), criterion))
+    root_weight = float(node_weight(node_sums(stats), criterion))
     frontier = {}  # node id -> (improvement, split, samples, left mask, depth, key, bounds)
 
     def add(idx, depth, key, bounds):

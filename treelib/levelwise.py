@@ -20,7 +20,7 @@ sums still tie.
 
 import torch
 
-from .criteria import criterion_of, leaf_value, node_weight
+from .criteria import criterion_of, leaf_value, node_sums, node_weight
 from .node_random import child_keys, root_key, search_ranks
 from .rules import (
     big_enough,
@@ -682,7 +682,7 @@ def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
     """
     search = ExactSearch(X, stats) if search is None else search  # (hist: X may be None)
     device = stats.device
-    root_weight = node_weight(stats.sum(1), criterion)[None]
+    root_weight = node_weight(node_sums(stats), criterion)[None]  # as the recursive builder
     keys, root_sizes = root_key(seed, device), torch.tensor([stats.shape[1]], device=device)
     levels = grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search)
     return assemble_preorder(levels, device)

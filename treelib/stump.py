@@ -60,6 +60,7 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True  # one split is a weak learner by design
+        tags.input_tags.sparse = True  # made dense at validation (_validation.densify)
         return tags
 
     def fit(self, X, y, sample_weight=None):

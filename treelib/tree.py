@@ -177,6 +177,7 @@ class BaseDecisionTree(BaseEstimator):
         tags.target_tags.multi_output = True  # y of shape (n_samples, n_outputs) (Chapter 5)
         if tags.classifier_tags is not None:
             tags.classifier_tags.multi_label = True
+        tags.input_tags.sparse = True  # made dense at validation (_validation.densify)
         return tags
 
     def _stopping_rules(self, n_samples, n_features, total_weight):
@@ -215,6 +216,9 @@ class BaseDecisionTree(BaseEstimator):
 
         ``y`` has shape (n_samples,) or, for several outputs (Chapter 5),
         (n_samples, n_outputs); a column vector is one output.
+        ``X`` may be a ``scipy.sparse`` matrix or array (Chapter 2): it is made
+        dense, float32, once (n x d in memory); scikit-learn's sparse splitter
+        grows the same tree as its dense one, so the tree is the same.
         """
         X, y, w = check_fit_input(
             self, X, y, sample_weight, classifier=self._is_classifier, allow_nan=True,
@@ -269,7 +273,7 @@ class BaseDecisionTree(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         sample_weight : array-like of shape (n_samples,) or None, default=None
 
@@ -372,7 +376,7 @@ class BaseDecisionTree(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------

@@ -197,7 +197,15 @@ class Tree:
         return self._tensors[device]
 
     def _as_float32(self, X):
-        """``X`` as a 2-d float32 numpy array with ``n_features`` columns."""
+        """``X`` as a 2-d float32 numpy array with ``n_features`` columns.
+
+        A CSR sparse matrix (or array) is made dense, n x d float32 in memory;
+        other sparse formats are refused, as scikit-learn's ``Tree`` does.
+        """
+        if sparse.issparse(X):
+            if X.format != "csr":
+                raise ValueError(f"X should be in CSR sparse format, got {type(X)}")
+            X = X.toarray()
         X = np.asarray(X, dtype=np.float32)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-d; got an array of shape {X.shape}.")
@@ -210,8 +218,9 @@ class Tree:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Cast to float32, as the estimators do before they predict.
+        X : array-like or CSR sparse matrix of shape (n_samples, n_features)
+            Cast to float32, as the estimators do before they predict (a
+            sparse X is made dense).
 
         Returns
         -------
@@ -261,8 +270,8 @@ class Tree:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Cast to float32.
+        X : array-like or CSR sparse matrix of shape (n_samples, n_features)
+            Cast to float32 (a sparse X is made dense).
 
         Returns
         -------
