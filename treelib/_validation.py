@@ -14,7 +14,12 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
 )
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_array,
+    check_is_fitted,
+    validate_data,
+)
 
 # Below this an impurity is zero up to rounding (scikit-learn's EPSILON).
 EPSILON = float(np.finfo(np.float64).eps)
@@ -121,6 +126,8 @@ def check_fit_input(
     ``DataConversionWarning`` if ``warn_column_vector``, as its forests warn).
     """
     check_no_category_columns(X)
+    if sparse.issparse(y):  # scikit-learn's trees check y apart: its error for a sparse y
+        check_array(y, ensure_2d=False, dtype=None, input_name="y")
     y = _as_numpy(y)
     X, y = validate_data(
         estimator, _as_numpy(X), y, dtype=np.float32, y_numeric=not classifier,
