@@ -8,7 +8,13 @@ one node, so the same call scores one node, a row of candidate splits, or a
 whole grid of them at once:
 
 - classification: weighted class counts, shape ``(n_classes, ...)``;
-- regression: the moments ``(sum w, sum w*y, sum w*y**2)``, shape ``(3, ...)``.
+- regression: the moments ``(sum w, sum w*y, sum w*y**2)``, shape ``(3, ...)``;
+  Poisson's ``(sum w, sum w*y, sum w*y*log y)``.
+
+The absolute error (:class:`AbsoluteError`) is the exception: a median is not
+a sum, so its node statistics ``(W, sum w|y - median|, median)`` are computed
+from the node's samples, and only the exact (recursive and best-first)
+builders grow with it.
 """
 
 import math
@@ -74,7 +80,8 @@ CRITERIA = {
     "squared_error": squared_error,
 }
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
-REGRESSION_CRITERIA = ("squared_error",)
+REGRESSION_CRITERIA = ("squared_error", "absolute_error", "poisson")
+EPSILON = torch.finfo(torch.float64).eps  # scikit-learn's EPSILON (``_criterion.pyx``)
 
 
 class Criterion:
@@ -89,6 +96,7 @@ class Criterion:
 
     name = None
     is_regression = False
+    summable = True  # a node's statistics are the sum of its samples' (not a median's)
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -98,6 +106,28 @@ class Criterion:
         stats = torch.zeros(n_classes, len(y), dtype=torch.float64, device=y.device)
         stats[y, torch.arange(len(y), device=y.device)] = w
         return stats
+
+    def node_stats(self, stats):
+        """The statistics of the node holding the samples ``stats`` (n_stats, n_samples)."""
+        return stats.sum(1)
+
+    def ordered_children(self, sorted_stats):
+        """Both children of every cut of samples laid out in order.
+
+        ``sorted_stats`` (n_stats, f, n): per-sample statistics in each
+        feature's order. Cut ``i`` puts the ``i + 1`` first samples left.
+        Returns ``(left, right)``, each (n_stats, f, n - 1): a cumulative sum
+        is every left child, and the right child is the total minus it.
+        """
+        left = sorted_stats.cumsum(2)
+        total = left[:, :, -1:]
+        left = left[:, :, :-1]
+        return left, total - left
+
+    def masked_children(self, stats, left_mask):
+        """Both children of the splits ``left_mask`` (n_samples, f): (n_stats, f) each."""
+        left = stats @ left_mask.to(stats.dtype)
+        return left, stats.sum(1)[:, None] - left
 
     def impurity(self, stats):
         raise NotImplementedError
@@ -183,12 +213,133 @@ class SquaredError(Criterion):
         return stats[1] / weight
 
 
+class Poisson(SquaredError):
+    """Half Poisson deviance (Chapter 3): what ``criterion="poisson"`` minimises.
+
+    The impurity is scikit-learn's ``sum w y log(y / mean) / W``, which is
+    ``(sum w y log y - S log(S / W)) / W`` with ``S = sum w*y``: the moments
+    ``(W, S, sum w y log y)`` describe a node. The leaf value is the mean, as
+    for squared error. A child whose ``S`` is not positive (``<= EPSILON``)
+    could predict no positive rate: such a split is never allowed.
+    """
+
+    name = "poisson"
+
+    def per_sample(self, y, w, n_classes=None):
+        y = y.to(torch.float64)
+        return torch.stack([w, w * y, w * torch.special.xlogy(y, y)])
+
+    def impurity(self, stats):
+        w, wy, wylogy = stats
+        deviance = (wylogy - torch.special.xlogy(wy, wy / w)) / w
+        return torch.where(wy <= EPSILON, torch.inf, deviance)
+
+    def split_scores(self, left, right, w_left, w_right):
+        # scikit-learn's proxy S_L log(mean_L) + S_R log(mean_R); -inf: a child without rate
+        s_left, s_right = left[1], right[1]
+        scores = s_left * torch.log(s_left / w_left) + s_right * torch.log(s_right / w_right)
+        return torch.where((s_left > EPSILON) & (s_right > EPSILON), scores, -torch.inf)
+
+    def tie_scale(self, total):
+        w, wy = total[0], total[1]
+        return wy * (1.0 + torch.log(wy / w).abs())  # the proxy's size, about
+
+
+def weighted_median_and_error(y, w, active):
+    """scikit-learn 1.9's weighted median of each row's samples, and their absolute error.
+
+    ``y`` (n,) sorted, ``w`` (n,) their weights, ``active`` (m, n) which samples
+    each row holds. The median is the smallest ``y`` whose cumulative weight
+    exceeds half the row's weight; when the cumulative weight of one ``y``
+    equals the half exactly, the midpoint of it and the next ``y`` (so, with
+    equal weights and an even count, the mean of the two middle values).
+    Returns ``(W, sum w |y - median|, median)``, each (m,).
+    """
+    aw = active * w  # (m, n)
+    cumulative = aw.cumsum(1)
+    total = cumulative[:, -1]
+    half = (0.5 * total)[:, None]
+    last = len(y) - 1
+    above = torch.searchsorted(cumulative, half, right=True).clamp(max=last)[:, 0]
+    reach = torch.searchsorted(cumulative, half).clamp(max=last)[:, 0]
+    median = torch.where(reach < above, (y[reach] + y[above]) / 2, y[above])
+    error = (aw * (y - median[:, None]).abs()).sum(1)
+    return torch.stack([total, error, median])
+
+
+class AbsoluteError(Criterion):
+    """Absolute error about the weighted median (Chapter 3): ``criterion="absolute_error"``.
+
+    A node's statistics are ``(W, E, median)`` with ``E = sum w |y - median|``:
+    its value is the median (:func:`weighted_median_and_error`), its impurity
+    ``E / W``, and a split minimises the children's ``E_L + E_R``, the true
+    absolute error. A median is not a sum: the statistics come from the
+    samples (``summable = False``), every cut's children are computed afresh
+    (``O(n**2)`` per feature), and only the exact builders use it.
+    """
+
+    name = "absolute_error"
+    is_regression = True
+    summable = False
+
+    def per_sample(self, y, w, n_classes=None):
+        return torch.stack([w, y.to(torch.float64)])
+
+    def node_stats(self, stats):
+        by_y = torch.argsort(stats[1], stable=True)
+        every = torch.ones_like(stats[:1])  # (1, n): one row holding every sample
+        return weighted_median_and_error(stats[1, by_y], stats[0, by_y], every)[:, 0]
+
+    def masked_children(self, stats, left_mask):
+        by_y = torch.argsort(stats[1], stable=True)
+        w, y, mask = stats[0, by_y], stats[1, by_y], left_mask[by_y].T.to(torch.float64)
+        left = weighted_median_and_error(y, w, mask)
+        return left, weighted_median_and_error(y, w, 1.0 - mask)
+
+    def ordered_children(self, sorted_stats):
+        _, f, n = sorted_stats.shape
+        lefts, rights = [sorted_stats.new_zeros(3, 0)], [sorted_stats.new_zeros(3, 0)]
+        cuts = torch.arange(1, n, device=sorted_stats.device)[:, None]  # (n-1, 1)
+        chunk = max(1, 2**22 // n)
+        for j in range(f):
+            by_y = torch.argsort(sorted_stats[1, j], stable=True)  # position of each rank
+            w, y = sorted_stats[0, j, by_y], sorted_stats[1, j, by_y]
+            for a in range(0, n - 1, chunk):
+                left = (by_y[None, :] < cuts[a : a + chunk]).to(torch.float64)
+                lefts.append(weighted_median_and_error(y, w, left))
+                rights.append(weighted_median_and_error(y, w, 1.0 - left))
+        shape = (3, f, n - 1)
+        return torch.cat(lefts, 1).reshape(shape), torch.cat(rights, 1).reshape(shape)
+
+    def impurity(self, stats):
+        return stats[1] / stats[0]
+
+    def weight(self, stats):
+        return stats[0]
+
+    def value(self, stats):
+        """The weighted median."""
+        return stats[2:3].clone()
+
+    def split_scores(self, left, right, w_left, w_right):
+        return -(left[1] + right[1])
+
+    def tie_scale(self, total):
+        return total[1]  # the node's error: the children's never exceeds it
+
+    def monotonic_value(self, stats, weight):
+        """The median (``weight``: the node's, or twice it for half the median)."""
+        return stats[2] * (stats[0] / weight)
+
+
 _ENTROPY = Entropy()
 CRITERION_OBJECTS = {
     "gini": Gini(),
     "entropy": _ENTROPY,
     "log_loss": _ENTROPY,  # scikit-learn's other name for entropy
     "squared_error": SquaredError(),
+    "absolute_error": AbsoluteError(),
+    "poisson": Poisson(),
 }
 
 

@@ -23,8 +23,8 @@ forests of extra trees are not grown batched).
 
 import torch
 
-from ._validation import RANDOM_CATEGORICAL
-from .criteria import node_weight
+from ._validation import RANDOM_CATEGORICAL, map_friedman_mse
+from .criteria import criterion_of, node_weight
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .node_random import GOLDEN, mix32
 from .rules import (
@@ -146,9 +146,9 @@ def random_split(
     thresholds = (high - low) * u + low  # scikit-learn's rand_uniform(low, high)
     thresholds = torch.where(thresholds == high, low, thresholds)
     left_mask = goes_left(columns, thresholds, missing_left=nan_left)  # (n, f), in float64
-    left = stats @ left_mask.to(stats.dtype)  # (n_stats, f): each feature's left child
-    total = stats.sum(1)
-    right = total[:, None] - left
+    # (n_stats, f): each feature's children (a matrix product, for sums)
+    left, right = criterion_of(criterion).masked_children(stats, left_mask)
+    total = criterion_of(criterion).node_stats(stats)
     n_left = left_mask.sum(0)
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     allowed = varies & big_enough(n_left, n - n_left, min_samples_leaf)
@@ -180,6 +180,7 @@ def random_split(
         float(thresholds[j]),
         left[:, j],
         missing_left=missing_left,
+        right=None if criterion_of(criterion).summable else right[:, j],
     )
     return make_split(winner, total, criterion, root_weight)
 
@@ -343,7 +344,7 @@ class ExtraTreesRegressor(ExtraTreesMixin, RandomForestRegressor):
         device=None,
     ):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        self.criterion = map_friedman_mse(criterion)  # (as scikit-learn 1.9)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

@@ -25,8 +25,10 @@ from ._validation import (
     _is_int,
     check_fit_input,
     check_min_samples_split,
+    check_poisson_target,
     check_predict_input,
     invalid_parameter,
+    map_friedman_mse,
 )
 from .batched import fit_trees_batched
 from .hist import bin_columns
@@ -206,6 +208,8 @@ class BaseForest(BaseEstimator):
         self._check_params()  # first, as scikit-learn validates its parameters
         classifier = self._tree_class is DecisionTreeClassifier
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
+        if not classifier and isinstance(self.criterion, str) and self.criterion == "poisson":
+            check_poisson_target(y, strictly="strictly ")  # (the forests' wording)
         weighted = sample_weight is not None
         if classifier:
             w, weighted = self._class_weighted(y, w, weighted)
@@ -631,7 +635,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         device=None,
     ):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        self.criterion = map_friedman_mse(criterion)  # (as scikit-learn 1.9)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

@@ -26,17 +26,30 @@ from ._validation import (
     check_min_samples_leaf,
     check_min_samples_split,
     check_monotonic_cst,
+    check_poisson_target,
     check_predict_input,
     check_real,
     check_splitter,
+    map_friedman_mse,
 )
-from .criteria import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, target_stats
+from .criteria import CLASSIFICATION_CRITERIA, CRITERION_OBJECTS, REGRESSION_CRITERIA, target_stats
 from .grow import StoppingRules, grow_tree, grow_tree_best_first
 from .hist import HistogramSearch, bin_columns
 from .levelwise import grow_tree_levelwise
 from .pruning import prune, pruning_path
 
 TREE_METHODS = ("recursive", "levelwise", "hist")
+
+
+def summable_criterion(criterion):
+    """False for a criterion whose node statistics are not sums (a median); True otherwise.
+
+    An unknown criterion counts as summable: fitting raises its error.
+    """
+    try:
+        return getattr(CRITERION_OBJECTS.get(criterion), "summable", True)
+    except TypeError:  # (an unhashable value)
+        return True
 
 
 @contextmanager
@@ -147,6 +160,9 @@ class BaseDecisionTree(BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree from the training set ``(X, y)``. Returns ``self``."""
+        if not self._is_classifier and isinstance(self.criterion, str):
+            if self.criterion == "poisson":  # (first, as scikit-learn)
+                check_poisson_target(y)
         X, y, w = check_fit_input(
             self, X, y, sample_weight, classifier=self._is_classifier, allow_nan=True
         )
@@ -167,7 +183,9 @@ class BaseDecisionTree(BaseEstimator):
         ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
         for what only it handles: categorical features, missing values
-        (``missing``: NaN in X), monotonic constraints, random splits;
+        (``missing``: NaN in X), monotonic constraints, random splits, and
+        ``criterion="absolute_error"`` (a median is not a sum: the level-wise
+        and histogram searches only add statistics up, Chapter 3);
         otherwise ``"levelwise"``, or ``"hist"`` (which grows from the bins
         alone). The forests and gradient boosting ask their trees here.
         ``rules``: the resolved rules, if known (else read from the parameters).
@@ -180,6 +198,7 @@ class BaseDecisionTree(BaseEstimator):
         else:
             special = self.categorical_features is not None or self.monotonic_cst is not None
             special = special or self.splitter != "best"
+        special = special or not summable_criterion(self.criterion)
         if self.tree_method == "recursive" or missing or special:
             return "recursive"
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
@@ -477,11 +496,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
-    """A CART regression tree (squared error). Introduced in Chapter 3.
+    """A CART regression tree. Introduced in Chapter 3.
 
     Parameters are those of :class:`DecisionTreeClassifier`, except
-    ``criterion``, which is ``"squared_error"``, and ``class_weight``, which it
-    does not have; a leaf predicts the weighted mean of its targets.
+    ``criterion`` and ``class_weight``, which it does not have. ``criterion``
+    is one of ``"squared_error"`` (default: a leaf predicts the weighted mean
+    of its targets), ``"absolute_error"`` (the weighted median; grown by the
+    exact builders only, see :meth:`_builder`) and ``"poisson"`` (the mean,
+    splits reducing the half Poisson deviance; ``y`` must be non-negative with
+    a positive sum). ``"friedman_mse"`` is mapped to ``"squared_error"`` with
+    scikit-learn 1.9's FutureWarning.
 
     Examples
     --------
@@ -513,7 +537,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         max_bins=255,
         device=None,
     ):
-        self.criterion = criterion
+        self.criterion = map_friedman_mse(criterion)  # (scikit-learn 1.9 does it here)
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -531,5 +555,5 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.device = device
 
     def predict(self, X):
-        """The mean target of the leaf each sample falls in."""
+        """The value (mean or median target) of the leaf each sample falls in."""
         return self._leaf_values(X)[:, 0]
