@@ -267,6 +267,107 @@ def weighted_median_and_error(y, w, active):
     return torch.stack([total, error, median])
 
 
+def fenwick_errors(ranks, y_sorted, w):
+    """Median and absolute error of every prefix, as scikit-learn 1.9 computes them.
+
+    scikit-learn's ``precompute_absolute_errors``: the samples are added one
+    after the other (``ranks``: each one's rank in ``y_sorted``, ``w`` their
+    weights, in that order) to a Fenwick tree of the weights and of ``w*y``
+    by rank; after each, a search for half the weight gives the median and the
+    sums left of it, and ``E = (S_R - m W_R) + (m W_L - S_L)``. Every node of
+    the tree adds its samples in the order they come, so a cumulative sum
+    (sequential on the CPU) of each node's samples is its value at each step.
+    Each argument is (b, n): ``b`` such sequences at once. Returns
+    ``(W, E, median)`` after each step, (3, b, n). ``O(n**2)`` memory and
+    time per sequence, in chunks of steps.
+    """
+    b, n = ranks.shape
+    device = ranks.device
+    wy = w * y_sorted.gather(1, ranks)
+    node = torch.arange(1, n + 1, device=device)[:, None]  # Fenwick nodes 1..n
+    first = node - (node & -node)  # node i holds the ranks first .. i-1
+    carry = torch.zeros(2, b, n, 1, dtype=torch.float64, device=device)
+    total_w, total_wy = w.cumsum(1), wy.cumsum(1)
+    out = []
+    chunk = max(1, 2**21 // (b * (n + 1)))
+    for a in range(0, n, chunk):
+        r = ranks[:, None, a : a + chunk]  # (b, 1, m)
+        holds = ((r >= first) & (r < node)).to(torch.float64)  # (b, n, m)
+        values = torch.stack(
+            [holds * w[:, None, a : a + chunk], holds * wy[:, None, a : a + chunk]]
+        )
+        values = torch.cat([carry, values], 3).cumsum(3)  # sequential, from the carry
+        carry = values[..., -1:]
+        tree = torch.cat([torch.zeros_like(values[:, :, :1, 1:]), values[..., 1:]], 2)
+        m = tree.shape[3]
+        tree = tree.permute(0, 2, 1, 3).reshape(2, n + 1, b * m)  # one column per search
+        half = (0.5 * total_w[:, a : a + chunk]).reshape(-1)
+        above, reach, w_left, wy_left = fenwick_search(tree[0], tree[1], n, half)
+        rows = torch.arange(b, device=device).repeat_interleave(m)
+        y_above, y_reach = y_sorted[rows, above.clamp(max=n - 1)], y_sorted[rows, reach]
+        median = torch.where(above != reach, (y_reach + y_above) / 2, y_above)
+        w_right = total_w[:, a : a + chunk].reshape(-1) - w_left
+        wy_right = total_wy[:, a : a + chunk].reshape(-1) - wy_left
+        error = (wy_right - median * w_right) + (median * w_left - wy_left)
+        out.append(
+            torch.stack([total_w[:, a : a + chunk].reshape(-1), error, median]).view(3, b, m)
+        )
+    return torch.cat(out, 2)
+
+
+def fenwick_search(tree_w, tree_wy, size, target):
+    """scikit-learn's ``WeightedFenwickTree.search`` for each column's ``target``.
+
+    ``tree_w``, ``tree_wy`` (size + 1, m): the Fenwick nodes (row 0 unused)
+    of ``m`` trees. Returns the rank where the cumulative weight first exceeds
+    the target, the rank where it reaches it (the same one unless a
+    cumulative weight equals the target exactly), and the weight and ``w*y``
+    summed before the first.
+    """
+    m = target.shape[0]
+    cols = torch.arange(m, device=target.device)
+    top = 1 << (size.bit_length() - 1)
+    zeros = torch.zeros(m, dtype=torch.long, device=target.device)
+    current, cw, cwy, rest = zeros.clone(), target * 0, target * 0, target.clone()
+    found, equal_bit, equal_rest = zeros.bool(), zeros.clone(), target * 0
+
+    def at(tree, idx):
+        return tree[idx.clamp(max=size), cols]
+
+    bit = top
+    while bit:  # phase 1: descend, stop at an exact match
+        step = current + bit
+        ok = (step <= size) & ~found
+        weight = at(tree_w, step)
+        equal = ok & (rest == weight)
+        equal_bit, equal_rest = (
+            torch.where(equal, bit, equal_bit),
+            torch.where(equal, rest, equal_rest),
+        )
+        found |= equal
+        go = ok & ~equal & (rest > weight)
+        rest, current = torch.where(go, rest - weight, rest), torch.where(go, step, current)
+        cw, cwy = torch.where(go, cw + weight, cw), torch.where(go, cwy + at(tree_wy, step), cwy)
+        bit >>= 1
+    if not bool(found.any()):
+        return current, current, cw, cwy
+    prev, rest2, rest3 = current.clone(), equal_rest.clone(), equal_rest.clone()
+    bit = top
+    while bit:  # phases 2 and 3, from the matching bit down: below and at the match
+        active = found & (bit <= equal_bit)
+        step = prev + bit
+        weight = at(tree_w, step)
+        go = active & (step <= size) & (rest2 > weight)
+        rest2, prev = torch.where(go, rest2 - weight, rest2), torch.where(go, step, prev)
+        step = current + bit
+        weight = at(tree_w, step)
+        go = active & (step <= size) & (rest3 >= weight)
+        rest3, current = torch.where(go, rest3 - weight, rest3), torch.where(go, step, current)
+        cw, cwy = torch.where(go, cw + weight, cw), torch.where(go, cwy + at(tree_wy, step), cwy)
+        bit >>= 1
+    return current, prev, cw, cwy
+
+
 class AbsoluteError(Criterion):
     """Absolute error about the weighted median (Chapter 3): ``criterion="absolute_error"``.
 
@@ -297,19 +398,32 @@ class AbsoluteError(Criterion):
         return left, weighted_median_and_error(y, w, 1.0 - mask)
 
     def ordered_children(self, sorted_stats):
+        """Both children of every cut, as scikit-learn 1.9's ``MAE`` criterion rounds them.
+
+        scikit-learn adds the samples one at a time to a Fenwick tree, in
+        each feature's order (the left children) and in reverse order (the
+        right ones), and reads each median and error off it
+        (:func:`fenwick_errors`). Exactly tied cuts are common with the
+        absolute error (unweighted, the cuts that move a pair of samples
+        across both medians give the same error); scikit-learn then keeps the
+        first cut whose score, as it rounds it, is largest: so do we.
+        """
         _, f, n = sorted_stats.shape
-        lefts, rights = [sorted_stats.new_zeros(3, 0)], [sorted_stats.new_zeros(3, 0)]
-        cuts = torch.arange(1, n, device=sorted_stats.device)[:, None]  # (n-1, 1)
-        chunk = max(1, 2**22 // n)
-        for j in range(f):
-            by_y = torch.argsort(sorted_stats[1, j], stable=True)  # position of each rank
-            w, y = sorted_stats[0, j, by_y], sorted_stats[1, j, by_y]
-            for a in range(0, n - 1, chunk):
-                left = (by_y[None, :] < cuts[a : a + chunk]).to(torch.float64)
-                lefts.append(weighted_median_and_error(y, w, left))
-                rights.append(weighted_median_and_error(y, w, 1.0 - left))
-        shape = (3, f, n - 1)
-        return torch.cat(lefts, 1).reshape(shape), torch.cat(rights, 1).reshape(shape)
+        w, y = sorted_stats[0], sorted_stats[1]  # (f, n)
+        y_sorted, by_y = torch.sort(y, dim=1, stable=True)
+        ranks = torch.empty_like(by_y)
+        ranks.scatter_(1, by_y, torch.arange(n, device=y.device).expand(f, n))
+        both = fenwick_errors(  # the left children, then the right ones (in reverse order)
+            torch.cat([ranks, ranks.flip(1)]), torch.cat([y_sorted, y_sorted]),
+            torch.cat([w, w.flip(1)]),
+        )  # fmt: skip
+        left = both[:, :f, :-1]  # prefixes of 1..n-1 samples
+        right = both[:, f:, :-1].flip(2)  # suffixes of n-1..1 samples
+        right[0] = w.cumsum(1)[:, -1:] - left[0]  # scikit-learn: the node's weight minus the left's
+        return left, right
+
+    def tie_scale(self, total):
+        return torch.zeros_like(total[1])  # only exact ties: scikit-learn's rounding decides
 
     def impurity(self, stats):
         return stats[1] / stats[0]
@@ -322,10 +436,8 @@ class AbsoluteError(Criterion):
         return stats[2:3].clone()
 
     def split_scores(self, left, right, w_left, w_right):
-        return -(left[1] + right[1])
-
-    def tie_scale(self, total):
-        return total[1]  # the node's error: the children's never exceeds it
+        # scikit-learn's proxy -W_R (E_R / W_R) - W_L (E_L / W_L), rounded as it rounds it
+        return -(w_right * (right[1] / w_right)) - w_left * (left[1] / w_left)
 
     def monotonic_value(self, stats, weight):
         """The median (``weight``: the node's, or twice it for half the median)."""

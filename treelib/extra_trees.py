@@ -307,9 +307,10 @@ class ExtraTreesRegressor(ExtraTreesMixin, RandomForestRegressor):
     """An extra-trees regressor (Geurts et al., 2006). Introduced in Chapter 5.
 
     scikit-learn 1.9.1's ``ExtraTreesRegressor``: parameters are those of
-    :class:`ExtraTreesClassifier`, except ``criterion="squared_error"``,
-    ``max_features=1.0`` (every feature gets one random threshold at each
-    node) and no ``class_weight``. With ``oob_score`` (and ``bootstrap``),
+    :class:`ExtraTreesClassifier`, except ``criterion`` (``"squared_error"``
+    by default, ``"absolute_error"`` or ``"poisson"``), ``max_features=1.0``
+    (every feature gets one random threshold at each node) and no
+    ``class_weight``. With ``oob_score`` (and ``bootstrap``),
     ``oob_score_`` is the out-of-bag R².
 
     Examples

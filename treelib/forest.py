@@ -601,8 +601,9 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     """A random forest of CART regression trees. Introduced in Chapter 5.
 
     Parameters are those of :class:`RandomForestClassifier`, except
-    ``criterion="squared_error"`` and ``max_features=1.0`` (all features, as in
-    scikit-learn). With ``oob_score=True``, ``oob_score_`` is the out-of-bag R²
+    ``criterion`` (``"squared_error"`` by default, ``"absolute_error"`` or
+    ``"poisson"``, as :class:`DecisionTreeRegressor`) and ``max_features=1.0``
+    (all features, as in scikit-learn). With ``oob_score=True``, ``oob_score_`` is the out-of-bag R²
     (or ``oob_score(y, oob_prediction_)`` if ``oob_score`` is a callable).
     """
 
