@@ -409,7 +409,8 @@ class AbsoluteError(Criterion):
         first cut whose score, as it rounds it, is largest: so do we.
         """
         _, f, n = sorted_stats.shape
-        w, y = sorted_stats[0], sorted_stats[1]  # (f, n)
+        device = sorted_stats.device  # (on the CPU: its cumulative sums are sequential)
+        w, y = sorted_stats[0].cpu(), sorted_stats[1].cpu()  # (f, n)
         y_sorted, by_y = torch.sort(y, dim=1, stable=True)
         ranks = torch.empty_like(by_y)
         ranks.scatter_(1, by_y, torch.arange(n, device=y.device).expand(f, n))
@@ -420,7 +421,7 @@ class AbsoluteError(Criterion):
         left = both[:, :f, :-1]  # prefixes of 1..n-1 samples
         right = both[:, f:, :-1].flip(2)  # suffixes of n-1..1 samples
         right[0] = w.cumsum(1)[:, -1:] - left[0]  # scikit-learn: the node's weight minus the left's
-        return left, right
+        return left.to(device), right.to(device)
 
     def tie_scale(self, total):
         return torch.zeros_like(total[1])  # only exact ties: scikit-learn's rounding decides

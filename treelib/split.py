@@ -32,6 +32,7 @@ from .rules import (  # noqa: F401  (the rules' names stay importable from here,
     distinct,
     goes_left,
     heavy_enough,
+    is_constant,
     is_tie_or_best,
     midpoint,
     midpoints,
@@ -184,9 +185,18 @@ def best_ordinal_candidate(X, stats, total, features, criterion, limits, monoton
     ``monotonic``: ``(constraints, lower, upper)``, a constraint per feature.
     """
     n = X.shape[0]
+    summable = criterion_of(criterion).summable
+    if not summable:  # (a median's children cost O(n**2): search no constant feature)
+        columns = X[:, features]
+        missing = columns.isnan()
+        low = torch.where(missing, torch.inf, columns).amin(0)
+        high = torch.where(missing, -torch.inf, columns).amax(0)
+        constant = is_constant(low, high, missing.any(0), missing.all(0)).tolist()
+        features = [f for f, c in zip(features, constant) if not c]
+        if not features:
+            return None
     sorted_x, order = torch.sort(X[:, features].T, dim=1)  # (f, n): one sort per feature
     with_nan = bool(sorted_x[:, -1].isnan().any())  # NaN sorts last
-    summable = criterion_of(criterion).summable
     if with_nan and summable:
         cumulative = stats[:, order].cumsum(2)
         left, allowed, n_missing = missing_value_candidates(sorted_x, cumulative, total, limits)
