@@ -19,6 +19,7 @@ builders grow with it.
 
 import math
 
+import numpy as np
 import torch
 
 
@@ -274,97 +275,112 @@ def fenwick_errors(ranks, y_sorted, w):
     after the other (``ranks``: each one's rank in ``y_sorted``, ``w`` their
     weights, in that order) to a Fenwick tree of the weights and of ``w*y``
     by rank; after each, a search for half the weight gives the median and the
-    sums left of it, and ``E = (S_R - m W_R) + (m W_L - S_L)``. Every node of
-    the tree adds its samples in the order they come, so a cumulative sum
-    (sequential on the CPU) of each node's samples is its value at each step.
-    Each argument is (b, n): ``b`` such sequences at once. Returns
-    ``(W, E, median)`` after each step, (3, b, n). ``O(n**2)`` memory and
-    time per sequence, in chunks of steps.
+    sums left of it, and ``E = (S_R - m W_R) + (m W_L - S_L)``. Each node of
+    the tree adds its samples in the order they come: a cumulative sum
+    (sequential, as numpy's) of each node's samples is its value at each step
+    (:class:`FenwickLevels`). Each argument is a (b, n) numpy array: ``b``
+    such sequences at once. Returns ``(W, E, median)`` after each step,
+    (3, b, n); ``O(n log n)`` per sequence.
     """
     b, n = ranks.shape
-    device = ranks.device
-    wy = w * y_sorted.gather(1, ranks)
-    node = torch.arange(1, n + 1, device=device)[:, None]  # Fenwick nodes 1..n
-    first = node - (node & -node)  # node i holds the ranks first .. i-1
-    carry = torch.zeros(2, b, n, 1, dtype=torch.float64, device=device)
+    wy = w * np.take_along_axis(y_sorted, ranks, 1)
     total_w, total_wy = w.cumsum(1), wy.cumsum(1)
-    out = []
-    chunk = max(1, 2**21 // (b * (n + 1)))
-    for a in range(0, n, chunk):
-        r = ranks[:, None, a : a + chunk]  # (b, 1, m)
-        holds = ((r >= first) & (r < node)).to(torch.float64)  # (b, n, m)
-        values = torch.stack(
-            [holds * w[:, None, a : a + chunk], holds * wy[:, None, a : a + chunk]]
-        )
-        values = torch.cat([carry, values], 3).cumsum(3)  # sequential, from the carry
-        carry = values[..., -1:]
-        tree = torch.cat([torch.zeros_like(values[:, :, :1, 1:]), values[..., 1:]], 2)
-        m = tree.shape[3]
-        tree = tree.permute(0, 2, 1, 3).reshape(2, n + 1, b * m)  # one column per search
-        half = (0.5 * total_w[:, a : a + chunk]).reshape(-1)
-        above, reach, w_left, wy_left = fenwick_search(tree[0], tree[1], n, half)
-        rows = torch.arange(b, device=device).repeat_interleave(m)
-        y_above, y_reach = y_sorted[rows, above.clamp(max=n - 1)], y_sorted[rows, reach]
-        median = torch.where(above != reach, (y_reach + y_above) / 2, y_above)
-        w_right = total_w[:, a : a + chunk].reshape(-1) - w_left
-        wy_right = total_wy[:, a : a + chunk].reshape(-1) - wy_left
-        error = (wy_right - median * w_right) + (median * w_left - wy_left)
-        out.append(
-            torch.stack([total_w[:, a : a + chunk].reshape(-1), error, median]).view(3, b, m)
-        )
-    return torch.cat(out, 2)
+    levels = FenwickLevels(ranks, w, wy)
+    steps = np.tile(np.arange(n), b)
+    half = (0.5 * total_w).reshape(-1)
+    above, reach, w_left, wy_left = fenwick_search(levels, steps, n, half)
+    rows = np.repeat(np.arange(b), n)
+    y_above, y_reach = y_sorted[rows, np.minimum(above, n - 1)], y_sorted[rows, reach]
+    median = np.where(above != reach, (y_reach + y_above) / 2, y_above)
+    w_right = total_w.reshape(-1) - w_left
+    wy_right = total_wy.reshape(-1) - wy_left
+    error = (wy_right - median * w_right) + (median * w_left - wy_left)
+    return np.stack([total_w.reshape(-1), error, median]).reshape(3, b, n)
 
 
-def fenwick_search(tree_w, tree_wy, size, target):
-    """scikit-learn's ``WeightedFenwickTree.search`` for each column's ``target``.
+class FenwickLevels:
+    """The value of every Fenwick node at every step, level by level, in ``O(n log n)``.
 
-    ``tree_w``, ``tree_wy`` (size + 1, m): the Fenwick nodes (row 0 unused)
-    of ``m`` trees. Returns the rank where the cumulative weight first exceeds
-    the target, the rank where it reaches it (the same one unless a
-    cumulative weight equals the target exactly), and the weight and ``w*y``
-    summed before the first.
+    Node ``i`` of level ``k`` (``i = 2**k (2j + 1)``) holds the ranks whose bit
+    ``k`` is 0 and whose ``rank >> (k + 1)`` is ``j``. Per level, the samples
+    each node receives are laid out in a row, in the order they come, and
+    summed cumulatively along it; the value of node ``i`` at step ``s`` is the
+    sum up to its last sample added at or before ``s``.
+    """
+
+    def __init__(self, ranks, w, wy):
+        b, n = ranks.shape
+        self.n, self.tables = n, []
+        seq = np.repeat(np.arange(b), n)
+        step = np.tile(np.arange(n), b)
+        rank, w, wy = ranks.reshape(-1), w.reshape(-1), wy.reshape(-1)
+        k = 0
+        while (1 << k) <= n:
+            held = (rank >> k) & 1 == 0
+            rows = n // (1 << (k + 1)) + 1
+            node = seq[held] * rows + (rank[held] >> (k + 1))  # one row per (sequence, node)
+            order = np.argsort(node, kind="stable")  # (steps stay in order)
+            node, q = node[order], step[held][order]
+            start = np.searchsorted(node, np.arange(b * rows))
+            col = np.arange(len(node)) - start[node]
+            table = np.zeros((2, b * rows, (1 << k) + 1))  # column 0: nothing added yet
+            table[0, node, col + 1] = w[held][order]
+            table[1, node, col + 1] = wy[held][order]
+            self.tables.append((node * (n + 1) + q, start, table.cumsum(2), rows))
+            k += 1
+
+    def value(self, k, node, seq, step):
+        """Weight and ``w*y`` of node ``node`` (level ``k``) of ``seq`` after ``step``."""
+        keys, start, table, rows = self.tables[k]
+        row = seq * rows + np.minimum(node >> (k + 1), rows - 1)
+        count = np.searchsorted(keys, row * (self.n + 1) + step, side="right") - start[row]
+        return table[0, row, count], table[1, row, count]
+
+
+def fenwick_search(levels, steps, size, target):
+    """scikit-learn's ``WeightedFenwickTree.search`` for each ``target``.
+
+    ``levels``: :class:`FenwickLevels` of ``b`` sequences; search ``t`` reads
+    sequence ``t // size`` after step ``steps[t]``. Returns the rank where
+    the cumulative weight first exceeds the target, the rank where it reaches
+    it (the same one unless a cumulative weight equals the target exactly),
+    and the weight and ``w*y`` summed before the first.
     """
     m = target.shape[0]
-    cols = torch.arange(m, device=target.device)
-    top = 1 << (size.bit_length() - 1)
-    zeros = torch.zeros(m, dtype=torch.long, device=target.device)
-    current, cw, cwy, rest = zeros.clone(), target * 0, target * 0, target.clone()
-    found, equal_bit, equal_rest = zeros.bool(), zeros.clone(), target * 0
-
-    def at(tree, idx):
-        return tree[idx.clamp(max=size), cols]
-
-    bit = top
-    while bit:  # phase 1: descend, stop at an exact match
-        step = current + bit
+    seq = np.arange(m) // size
+    top = size.bit_length() - 1
+    current = np.zeros(m, dtype=np.int64)
+    cw, cwy, rest = np.zeros(m), np.zeros(m), target.copy()
+    found, equal_level, equal_rest = np.zeros(m, bool), np.full(m, -1), np.zeros(m)
+    for k in range(top, -1, -1):  # phase 1: descend, stop at an exact match
+        step = current + (1 << k)
         ok = (step <= size) & ~found
-        weight = at(tree_w, step)
+        weight, weight_y = levels.value(k, step, seq, steps)
         equal = ok & (rest == weight)
-        equal_bit, equal_rest = (
-            torch.where(equal, bit, equal_bit),
-            torch.where(equal, rest, equal_rest),
-        )
+        equal_level[equal], equal_rest[equal] = k, rest[equal]
         found |= equal
         go = ok & ~equal & (rest > weight)
-        rest, current = torch.where(go, rest - weight, rest), torch.where(go, step, current)
-        cw, cwy = torch.where(go, cw + weight, cw), torch.where(go, cwy + at(tree_wy, step), cwy)
-        bit >>= 1
-    if not bool(found.any()):
+        rest[go] -= weight[go]
+        current[go] = step[go]
+        cw[go] += weight[go]
+        cwy[go] += weight_y[go]
+    if not found.any():
         return current, current, cw, cwy
-    prev, rest2, rest3 = current.clone(), equal_rest.clone(), equal_rest.clone()
-    bit = top
-    while bit:  # phases 2 and 3, from the matching bit down: below and at the match
-        active = found & (bit <= equal_bit)
-        step = prev + bit
-        weight = at(tree_w, step)
+    prev, rest2, rest3 = current.copy(), equal_rest.copy(), equal_rest.copy()
+    for k in range(top, -1, -1):  # phases 2 and 3, from the matching bit down
+        active = found & (k <= equal_level)
+        step = prev + (1 << k)
+        weight, _ = levels.value(k, step, seq, steps)
         go = active & (step <= size) & (rest2 > weight)
-        rest2, prev = torch.where(go, rest2 - weight, rest2), torch.where(go, step, prev)
-        step = current + bit
-        weight = at(tree_w, step)
+        rest2[go] -= weight[go]
+        prev[go] = step[go]
+        step = current + (1 << k)
+        weight, weight_y = levels.value(k, step, seq, steps)
         go = active & (step <= size) & (rest3 >= weight)
-        rest3, current = torch.where(go, rest3 - weight, rest3), torch.where(go, step, current)
-        cw, cwy = torch.where(go, cw + weight, cw), torch.where(go, cwy + at(tree_wy, step), cwy)
-        bit >>= 1
+        rest3[go] -= weight[go]
+        current[go] = step[go]
+        cw[go] += weight[go]
+        cwy[go] += weight_y[go]
     return current, prev, cw, cwy
 
 
@@ -409,19 +425,20 @@ class AbsoluteError(Criterion):
         first cut whose score, as it rounds it, is largest: so do we.
         """
         _, f, n = sorted_stats.shape
-        device = sorted_stats.device  # (on the CPU: its cumulative sums are sequential)
-        w, y = sorted_stats[0].cpu(), sorted_stats[1].cpu()  # (f, n)
-        y_sorted, by_y = torch.sort(y, dim=1, stable=True)
-        ranks = torch.empty_like(by_y)
-        ranks.scatter_(1, by_y, torch.arange(n, device=y.device).expand(f, n))
+        device = sorted_stats.device  # (numpy: its cumulative sums are sequential)
+        w, y = sorted_stats[0].cpu().numpy(), sorted_stats[1].cpu().numpy()  # (f, n)
+        by_y = np.argsort(y, axis=1, kind="stable")
+        y_sorted = np.take_along_axis(y, by_y, 1)
+        ranks = np.empty_like(by_y)
+        np.put_along_axis(ranks, by_y, np.broadcast_to(np.arange(n), (f, n)), 1)
         both = fenwick_errors(  # the left children, then the right ones (in reverse order)
-            torch.cat([ranks, ranks.flip(1)]), torch.cat([y_sorted, y_sorted]),
-            torch.cat([w, w.flip(1)]),
+            np.concatenate([ranks, ranks[:, ::-1]]), np.concatenate([y_sorted, y_sorted]),
+            np.concatenate([w, w[:, ::-1]]),
         )  # fmt: skip
         left = both[:, :f, :-1]  # prefixes of 1..n-1 samples
-        right = both[:, f:, :-1].flip(2)  # suffixes of n-1..1 samples
+        right = both[:, f:, :-1][:, :, ::-1].copy()  # suffixes of n-1..1 samples
         right[0] = w.cumsum(1)[:, -1:] - left[0]  # scikit-learn: the node's weight minus the left's
-        return left.to(device), right.to(device)
+        return torch.from_numpy(left.copy()).to(device), torch.from_numpy(right).to(device)
 
     def tie_scale(self, total):
         return torch.zeros_like(total[1])  # only exact ties: scikit-learn's rounding decides
