@@ -7,6 +7,7 @@ and without sample weights, NaN in X and monotonic constraints.
 
 import numpy as np
 import pytest
+from sklearn import datasets
 from sklearn import ensemble as skensemble
 from sklearn import tree as sktree
 from sklearn_reference import FIELDS_EXACT, tie_free_for_treelib
@@ -209,6 +210,19 @@ def test_poisson_never_predicts_zero():
 
 @pytest.mark.parametrize("criterion", ["absolute_error", "poisson"])
 def test_builder(criterion):
-    """absolute_error (a median) grows with the exact builders; poisson with any."""
-    tree = DecisionTreeRegressor(criterion=criterion, tree_method="hist")
-    assert tree._builder() == ("recursive" if criterion == "absolute_error" else "hist")
+    """absolute_error (a median) and poisson grow with the exact builders."""
+    assert DecisionTreeRegressor(criterion=criterion, tree_method="hist")._builder() == "recursive"
+    tree = DecisionTreeRegressor(criterion=criterion, max_leaf_nodes=5)
+    assert tree._builder() == "best-first"
+
+
+@pytest.mark.parametrize("tree_method", ["recursive", "levelwise", "hist"])
+def test_poisson_children_have_a_rate(tree_method):
+    """scikit-learn's test_poisson_zero_nodes: many zero targets, no leaf predicts 0."""
+    X, y = datasets.make_regression(
+        effective_rank=6, tail_strength=0.6, n_samples=1000, n_features=10,
+        n_informative=6, random_state=1,
+    )  # fmt: skip
+    y[(-1 < y) & (y < 0)] = 0
+    reg = DecisionTreeRegressor(criterion="poisson", tree_method=tree_method, random_state=1)
+    assert np.all(reg.fit(X, np.abs(y)).predict(X) > 0)

@@ -83,6 +83,7 @@ CRITERIA = {
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
 REGRESSION_CRITERIA = ("squared_error", "absolute_error", "poisson")
 EPSILON = torch.finfo(torch.float64).eps  # scikit-learn's EPSILON (``_criterion.pyx``)
+POISSON_RTOL = 1e-12  # a Poisson child whose sum is below this share of its node's has none
 
 
 class Criterion:
@@ -98,6 +99,7 @@ class Criterion:
     name = None
     is_regression = False
     summable = True  # a node's statistics are the sum of its samples' (not a median's)
+    exact_builders_only = False  # True: only the recursive and best-first builders grow it
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -225,6 +227,9 @@ class Poisson(SquaredError):
     """
 
     name = "poisson"
+    # the level-wise and histogram sums of a child are exact only to the whole
+    # level's size: a child whose targets sum to 0 could pass for one with a rate
+    exact_builders_only = True
 
     def per_sample(self, y, w, n_classes=None):
         y = y.to(torch.float64)
@@ -237,9 +242,12 @@ class Poisson(SquaredError):
 
     def split_scores(self, left, right, w_left, w_right):
         # scikit-learn's proxy S_L log(mean_L) + S_R log(mean_R); -inf: a child without rate
+        # (scikit-learn's bar is EPSILON; a child's sum found by subtraction, or from
+        # histogram bins, can be 1e-13 where it is 0: the bar grows with the node's sum)
         s_left, s_right = left[1], right[1]
         scores = s_left * torch.log(s_left / w_left) + s_right * torch.log(s_right / w_right)
-        return torch.where((s_left > EPSILON) & (s_right > EPSILON), scores, -torch.inf)
+        bar = ((s_left + s_right) * POISSON_RTOL).clamp(min=EPSILON)
+        return torch.where((s_left > bar) & (s_right > bar), scores, -torch.inf)
 
     def tie_scale(self, total):
         w, wy = total[0], total[1]
@@ -398,6 +406,7 @@ class AbsoluteError(Criterion):
     name = "absolute_error"
     is_regression = True
     summable = False
+    exact_builders_only = True
 
     def per_sample(self, y, w, n_classes=None):
         return torch.stack([w, y.to(torch.float64)])

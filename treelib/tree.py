@@ -41,15 +41,15 @@ from .pruning import prune, pruning_path
 TREE_METHODS = ("recursive", "levelwise", "hist")
 
 
-def summable_criterion(criterion):
-    """False for a criterion whose node statistics are not sums (a median); True otherwise.
+def exact_builders_only(criterion):
+    """Whether only the exact (recursive, best-first) builders grow with ``criterion``.
 
-    An unknown criterion counts as summable: fitting raises its error.
+    An unknown criterion says no: fitting raises its error.
     """
     try:
-        return getattr(CRITERION_OBJECTS.get(criterion), "summable", True)
+        return getattr(CRITERION_OBJECTS.get(criterion), "exact_builders_only", False)
     except TypeError:  # (an unhashable value)
-        return True
+        return False
 
 
 @contextmanager
@@ -184,10 +184,13 @@ class BaseDecisionTree(BaseEstimator):
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
         for what only it handles: categorical features, missing values
         (``missing``: NaN in X), monotonic constraints, random splits, and
-        ``criterion="absolute_error"`` (a median is not a sum: the level-wise
-        and histogram searches only add statistics up, Chapter 3);
-        otherwise ``"levelwise"``, or ``"hist"`` (which grows from the bins
-        alone). The forests and gradient boosting ask their trees here.
+        the criteria ``"absolute_error"`` (a median is not a sum: the
+        level-wise and histogram searches only add statistics up) and
+        ``"poisson"`` (their sums are exact only to the size of a whole
+        level, and a child whose targets sum to 0, which Poisson forbids,
+        could pass for one with a small rate; Chapter 3); otherwise
+        ``"levelwise"``, or ``"hist"`` (which grows from the bins alone).
+        The forests and gradient boosting ask their trees here.
         ``rules``: the resolved rules, if known (else read from the parameters).
         """
         if self.max_leaf_nodes is not None:
@@ -198,7 +201,7 @@ class BaseDecisionTree(BaseEstimator):
         else:
             special = self.categorical_features is not None or self.monotonic_cst is not None
             special = special or self.splitter != "best"
-        special = special or not summable_criterion(self.criterion)
+        special = special or exact_builders_only(self.criterion)
         if self.tree_method == "recursive" or missing or special:
             return "recursive"
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
@@ -501,11 +504,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     Parameters are those of :class:`DecisionTreeClassifier`, except
     ``criterion`` and ``class_weight``, which it does not have. ``criterion``
     is one of ``"squared_error"`` (default: a leaf predicts the weighted mean
-    of its targets), ``"absolute_error"`` (the weighted median; grown by the
-    exact builders only, see :meth:`_builder`) and ``"poisson"`` (the mean,
-    splits reducing the half Poisson deviance; ``y`` must be non-negative with
-    a positive sum). ``"friedman_mse"`` is mapped to ``"squared_error"`` with
-    scikit-learn 1.9's FutureWarning.
+    of its targets), ``"absolute_error"`` (the weighted median) and
+    ``"poisson"`` (the mean, splits reducing the half Poisson deviance; ``y``
+    must be non-negative with a positive sum); these two are grown by the
+    exact builders only (see :meth:`_builder`). ``"friedman_mse"`` is mapped
+    to ``"squared_error"`` with scikit-learn 1.9's FutureWarning.
 
     Examples
     --------
