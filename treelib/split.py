@@ -186,7 +186,7 @@ def best_ordinal_candidate(X, stats, total, features, criterion, limits, monoton
     """
     n = X.shape[0]
     summable = criterion_of(criterion).summable
-    if not summable:  # (a median's children cost O(n**2): search no constant feature)
+    if not summable:  # (a median costs more than a sum: search no constant feature)
         columns = X[:, features]
         missing = columns.isnan()
         low = torch.where(missing, torch.inf, columns).amin(0)
