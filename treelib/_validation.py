@@ -187,6 +187,46 @@ def check_criterion(criterion, allowed):
     return criterion
 
 
+FRIEDMAN_MSE_DEPRECATED = (
+    'Value `"friedman_mse"` for `criterion` is deprecated and will be '
+    'removed in 1.11. It maps to `"squared_error"` as both '
+    'were always equivalent. Use `criterion="squared_error"` '
+    "to remove this warning."
+)  # scikit-learn 1.9's FutureWarning, word for word
+
+
+def map_friedman_mse(criterion):
+    """scikit-learn 1.9: ``"friedman_mse"`` becomes ``"squared_error"``, with a FutureWarning.
+
+    As scikit-learn's regressors, in ``__init__`` (the one parameter they do
+    not store untouched): both always grew the same trees (Chapter 3).
+    """
+    if isinstance(criterion, str) and criterion == "friedman_mse":
+        warnings.warn(FRIEDMAN_MSE_DEPRECATED, FutureWarning, stacklevel=3)
+        return "squared_error"
+    return criterion
+
+
+def check_poisson_target(y, strictly=""):
+    """scikit-learn's checks of a Poisson target: no negative value, a positive sum.
+
+    ``strictly="strictly "`` gives the forests' wording of the second error.
+    Targets that are not numbers are left to the usual validation.
+    """
+    try:
+        y = np.asarray(_as_numpy(y), dtype=np.float64)
+    except (TypeError, ValueError):
+        return
+    if np.any(y < 0):
+        raise ValueError(
+            "Some value(s) of y are negative which is not allowed for Poisson regression."
+        )
+    if np.sum(y) <= 0:
+        raise ValueError(
+            f"Sum of y is not {strictly}positive which is necessary for Poisson regression."
+        )
+
+
 def check_min_samples_leaf(value, n_samples):
     """An int >= 1, or a float in (0, 1) meaning ``ceil(value * n_samples)``."""
     if _is_int(value) and value >= 1:

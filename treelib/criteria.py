@@ -8,15 +8,22 @@ one node, so the same call scores one node, a row of candidate splits, or a
 whole grid of them at once:
 
 - classification: weighted class counts, shape ``(n_classes, ...)``;
-- regression: the moments ``(sum w, sum w*y, sum w*y**2)``, shape ``(3, ...)``.
+- regression: the moments ``(sum w, sum w*y, sum w*y**2)``, shape ``(3, ...)``;
+  Poisson's ``(sum w, sum w*y, sum w*y*log y)``.
 
 With several outputs (multi-output ``y``, Chapter 5) the statistics stack the
 outputs: one block of class counts per output (:class:`MultiOutputClassification`),
 or ``(sum w, sum w*y_1, ..., sum w*y_k, sum_j sum w*y_j**2)`` for squared error.
+
+The absolute error (:class:`AbsoluteError`) is the exception: a median is not
+a sum, so its node statistics ``(W, sum w|y - median|, median)`` are computed
+from the node's samples, and only the exact (recursive and best-first)
+builders grow with it.
 """
 
 import math
 
+import numpy as np
 import torch
 
 
@@ -92,7 +99,9 @@ CRITERIA = {
     "squared_error": squared_error,
 }
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
-REGRESSION_CRITERIA = ("squared_error",)
+REGRESSION_CRITERIA = ("squared_error", "absolute_error", "poisson")
+EPSILON = torch.finfo(torch.float64).eps  # scikit-learn's EPSILON (``_criterion.pyx``)
+POISSON_RTOL = 1e-12  # a Poisson child whose sum is below this share of its node's has none
 
 
 class Criterion:
@@ -107,6 +116,8 @@ class Criterion:
 
     name = None
     is_regression = False
+    summable = True  # a node's statistics are the sum of its samples' (not a median's)
+    exact_builders_only = False  # True: only the recursive and best-first builders grow it
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -116,6 +127,31 @@ class Criterion:
         stats = torch.zeros(n_classes, len(y), dtype=torch.float64, device=y.device)
         stats[y, torch.arange(len(y), device=y.device)] = w
         return stats
+
+    def node_stats(self, stats):
+        """The statistics of the node holding the samples ``stats`` (n_stats, n_samples).
+
+        Sums added in sample order, as scikit-learn's criterion adds them (:func:`node_sums`).
+        """
+        return node_sums(stats)
+
+    def ordered_children(self, sorted_stats):
+        """Both children of every cut of samples laid out in order.
+
+        ``sorted_stats`` (n_stats, f, n): per-sample statistics in each
+        feature's order. Cut ``i`` puts the ``i + 1`` first samples left.
+        Returns ``(left, right)``, each (n_stats, f, n - 1): a cumulative sum
+        is every left child, and the right child is the total minus it.
+        """
+        left = sorted_stats.cumsum(2)
+        total = left[:, :, -1:]
+        left = left[:, :, :-1]
+        return left, total - left
+
+    def masked_children(self, stats, left_mask):
+        """Both children of the splits ``left_mask`` (n_samples, f): (n_stats, f) each."""
+        left = stats @ left_mask.to(stats.dtype)
+        return left, stats.sum(1)[:, None] - left
 
     def impurity(self, stats):
         raise NotImplementedError
@@ -201,12 +237,269 @@ class SquaredError(Criterion):
         return stats[1] / weight
 
 
+class Poisson(SquaredError):
+    """Half Poisson deviance (Chapter 3): what ``criterion="poisson"`` minimises.
+
+    The impurity is scikit-learn's ``sum w y log(y / mean) / W``, which is
+    ``(sum w y log y - S log(S / W)) / W`` with ``S = sum w*y``: the moments
+    ``(W, S, sum w y log y)`` describe a node. The leaf value is the mean, as
+    for squared error. A child whose ``S`` is not positive (``<= EPSILON``)
+    could predict no positive rate: such a split is never allowed.
+    """
+
+    name = "poisson"
+    # the level-wise and histogram sums of a child are exact only to the whole
+    # level's size: a child whose targets sum to 0 could pass for one with a rate
+    exact_builders_only = True
+
+    def per_sample(self, y, w, n_classes=None):
+        y = y.to(torch.float64)
+        return torch.stack([w, w * y, w * torch.special.xlogy(y, y)])
+
+    def impurity(self, stats):
+        w, wy, wylogy = stats
+        deviance = (wylogy - torch.special.xlogy(wy, wy / w)) / w
+        return torch.where(wy <= EPSILON, torch.inf, deviance)
+
+    def split_scores(self, left, right, w_left, w_right):
+        # scikit-learn's proxy S_L log(mean_L) + S_R log(mean_R); -inf: a child without rate
+        # (scikit-learn's bar is EPSILON; a child's sum found by subtraction, or from
+        # histogram bins, can be 1e-13 where it is 0: the bar grows with the node's sum)
+        s_left, s_right = left[1], right[1]
+        scores = s_left * torch.log(s_left / w_left) + s_right * torch.log(s_right / w_right)
+        bar = ((s_left + s_right) * POISSON_RTOL).clamp(min=EPSILON)
+        return torch.where((s_left > bar) & (s_right > bar), scores, -torch.inf)
+
+    def tie_scale(self, total):
+        w, wy = total[0], total[1]
+        return wy * (1.0 + torch.log(wy / w).abs())  # the proxy's size, about
+
+
+def weighted_median_and_error(y, w, active):
+    """scikit-learn 1.9's weighted median of each row's samples, and their absolute error.
+
+    ``y`` (n,) sorted, ``w`` (n,) their weights, ``active`` (m, n) which samples
+    each row holds. The median is the smallest ``y`` whose cumulative weight
+    exceeds half the row's weight; when the cumulative weight of one ``y``
+    equals the half exactly, the midpoint of it and the next ``y`` (so, with
+    equal weights and an even count, the mean of the two middle values).
+    Returns ``(W, sum w |y - median|, median)``, each (m,).
+    """
+    aw = active * w  # (m, n)
+    cumulative = aw.cumsum(1)
+    total = cumulative[:, -1]
+    half = (0.5 * total)[:, None]
+    last = len(y) - 1
+    above = torch.searchsorted(cumulative, half, right=True).clamp(max=last)[:, 0]
+    reach = torch.searchsorted(cumulative, half).clamp(max=last)[:, 0]
+    median = torch.where(reach < above, (y[reach] + y[above]) / 2, y[above])
+    error = (aw * (y - median[:, None]).abs()).sum(1)
+    return torch.stack([total, error, median])
+
+
+def fenwick_errors(ranks, y_sorted, w):
+    """Median and absolute error of every prefix, as scikit-learn 1.9 computes them.
+
+    scikit-learn's ``precompute_absolute_errors``: the samples are added one
+    after the other (``ranks``: each one's rank in ``y_sorted``, ``w`` their
+    weights, in that order) to a Fenwick tree of the weights and of ``w*y``
+    by rank; after each, a search for half the weight gives the median and the
+    sums left of it, and ``E = (S_R - m W_R) + (m W_L - S_L)``. Each node of
+    the tree adds its samples in the order they come: a cumulative sum
+    (sequential, as numpy's) of each node's samples is its value at each step
+    (:class:`FenwickLevels`). Each argument is a (b, n) numpy array: ``b``
+    such sequences at once. Returns ``(W, E, median)`` after each step,
+    (3, b, n); ``O(n log n)`` per sequence.
+    """
+    b, n = ranks.shape
+    wy = w * np.take_along_axis(y_sorted, ranks, 1)
+    total_w, total_wy = w.cumsum(1), wy.cumsum(1)
+    levels = FenwickLevels(ranks, w, wy)
+    steps = np.tile(np.arange(n), b)
+    half = (0.5 * total_w).reshape(-1)
+    above, reach, w_left, wy_left = fenwick_search(levels, steps, n, half)
+    rows = np.repeat(np.arange(b), n)
+    y_above, y_reach = y_sorted[rows, np.minimum(above, n - 1)], y_sorted[rows, reach]
+    median = np.where(above != reach, (y_reach + y_above) / 2, y_above)
+    w_right = total_w.reshape(-1) - w_left
+    wy_right = total_wy.reshape(-1) - wy_left
+    error = (wy_right - median * w_right) + (median * w_left - wy_left)
+    return np.stack([total_w.reshape(-1), error, median]).reshape(3, b, n)
+
+
+class FenwickLevels:
+    """The value of every Fenwick node at every step, level by level, in ``O(n log n)``.
+
+    Node ``i`` of level ``k`` (``i = 2**k (2j + 1)``) holds the ranks whose bit
+    ``k`` is 0 and whose ``rank >> (k + 1)`` is ``j``. Per level, the samples
+    each node receives are laid out in a row, in the order they come, and
+    summed cumulatively along it; the value of node ``i`` at step ``s`` is the
+    sum up to its last sample added at or before ``s``.
+    """
+
+    def __init__(self, ranks, w, wy):
+        b, n = ranks.shape
+        self.n, self.tables = n, []
+        seq = np.repeat(np.arange(b), n)
+        step = np.tile(np.arange(n), b)
+        rank, w, wy = ranks.reshape(-1), w.reshape(-1), wy.reshape(-1)
+        k = 0
+        while (1 << k) <= n:
+            held = (rank >> k) & 1 == 0
+            rows = n // (1 << (k + 1)) + 1
+            node = seq[held] * rows + (rank[held] >> (k + 1))  # one row per (sequence, node)
+            order = np.argsort(node, kind="stable")  # (steps stay in order)
+            node, q = node[order], step[held][order]
+            start = np.searchsorted(node, np.arange(b * rows))
+            col = np.arange(len(node)) - start[node]
+            table = np.zeros((2, b * rows, (1 << k) + 1))  # column 0: nothing added yet
+            table[0, node, col + 1] = w[held][order]
+            table[1, node, col + 1] = wy[held][order]
+            self.tables.append((node * (n + 1) + q, start, table.cumsum(2), rows))
+            k += 1
+
+    def value(self, k, node, seq, step):
+        """Weight and ``w*y`` of node ``node`` (level ``k``) of ``seq`` after ``step``."""
+        keys, start, table, rows = self.tables[k]
+        row = seq * rows + np.minimum(node >> (k + 1), rows - 1)
+        count = np.searchsorted(keys, row * (self.n + 1) + step, side="right") - start[row]
+        return table[0, row, count], table[1, row, count]
+
+
+def fenwick_search(levels, steps, size, target):
+    """scikit-learn's ``WeightedFenwickTree.search`` for each ``target``.
+
+    ``levels``: :class:`FenwickLevels` of ``b`` sequences; search ``t`` reads
+    sequence ``t // size`` after step ``steps[t]``. Returns the rank where
+    the cumulative weight first exceeds the target, the rank where it reaches
+    it (the same one unless a cumulative weight equals the target exactly),
+    and the weight and ``w*y`` summed before the first.
+    """
+    m = target.shape[0]
+    seq = np.arange(m) // size
+    top = size.bit_length() - 1
+    current = np.zeros(m, dtype=np.int64)
+    cw, cwy, rest = np.zeros(m), np.zeros(m), target.copy()
+    found, equal_level, equal_rest = np.zeros(m, bool), np.full(m, -1), np.zeros(m)
+    for k in range(top, -1, -1):  # phase 1: descend, stop at an exact match
+        step = current + (1 << k)
+        ok = (step <= size) & ~found
+        weight, weight_y = levels.value(k, step, seq, steps)
+        equal = ok & (rest == weight)
+        equal_level[equal], equal_rest[equal] = k, rest[equal]
+        found |= equal
+        go = ok & ~equal & (rest > weight)
+        rest[go] -= weight[go]
+        current[go] = step[go]
+        cw[go] += weight[go]
+        cwy[go] += weight_y[go]
+    if not found.any():
+        return current, current, cw, cwy
+    prev, rest2, rest3 = current.copy(), equal_rest.copy(), equal_rest.copy()
+    for k in range(top, -1, -1):  # phases 2 and 3, from the matching bit down
+        active = found & (k <= equal_level)
+        step = prev + (1 << k)
+        weight, _ = levels.value(k, step, seq, steps)
+        go = active & (step <= size) & (rest2 > weight)
+        rest2[go] -= weight[go]
+        prev[go] = step[go]
+        step = current + (1 << k)
+        weight, weight_y = levels.value(k, step, seq, steps)
+        go = active & (step <= size) & (rest3 >= weight)
+        rest3[go] -= weight[go]
+        current[go] = step[go]
+        cw[go] += weight[go]
+        cwy[go] += weight_y[go]
+    return current, prev, cw, cwy
+
+
+class AbsoluteError(Criterion):
+    """Absolute error about the weighted median (Chapter 3): ``criterion="absolute_error"``.
+
+    A node's statistics are ``(W, E, median)`` with ``E = sum w |y - median|``:
+    its value is the median (:func:`weighted_median_and_error`), its impurity
+    ``E / W``, and a split minimises the children's ``E_L + E_R``, the true
+    absolute error. A median is not a sum: the statistics come from the
+    samples (``summable = False``), every cut's children are computed afresh
+    (``O(n log n)`` per feature, :func:`fenwick_errors`), and only the exact builders use it.
+    """
+
+    name = "absolute_error"
+    is_regression = True
+    summable = False
+    exact_builders_only = True
+
+    def per_sample(self, y, w, n_classes=None):
+        return torch.stack([w, y.to(torch.float64)])
+
+    def node_stats(self, stats):
+        by_y = torch.argsort(stats[1], stable=True)
+        every = torch.ones_like(stats[:1])  # (1, n): one row holding every sample
+        return weighted_median_and_error(stats[1, by_y], stats[0, by_y], every)[:, 0]
+
+    def masked_children(self, stats, left_mask):
+        by_y = torch.argsort(stats[1], stable=True)
+        w, y, mask = stats[0, by_y], stats[1, by_y], left_mask[by_y].T.to(torch.float64)
+        left = weighted_median_and_error(y, w, mask)
+        return left, weighted_median_and_error(y, w, 1.0 - mask)
+
+    def ordered_children(self, sorted_stats):
+        """Both children of every cut, as scikit-learn 1.9's ``MAE`` criterion rounds them.
+
+        scikit-learn adds the samples one at a time to a Fenwick tree, in
+        each feature's order (the left children) and in reverse order (the
+        right ones), and reads each median and error off it
+        (:func:`fenwick_errors`). Exactly tied cuts are common with the
+        absolute error (unweighted, the cuts that move a pair of samples
+        across both medians give the same error); scikit-learn then keeps the
+        first cut whose score, as it rounds it, is largest: so do we.
+        """
+        _, f, n = sorted_stats.shape
+        device = sorted_stats.device  # (numpy: its cumulative sums are sequential)
+        w, y = sorted_stats[0].cpu().numpy(), sorted_stats[1].cpu().numpy()  # (f, n)
+        by_y = np.argsort(y, axis=1, kind="stable")
+        y_sorted = np.take_along_axis(y, by_y, 1)
+        ranks = np.empty_like(by_y)
+        np.put_along_axis(ranks, by_y, np.broadcast_to(np.arange(n), (f, n)), 1)
+        both = fenwick_errors(  # the left children, then the right ones (in reverse order)
+            np.concatenate([ranks, ranks[:, ::-1]]), np.concatenate([y_sorted, y_sorted]),
+            np.concatenate([w, w[:, ::-1]]),
+        )  # fmt: skip
+        left = both[:, :f, :-1]  # prefixes of 1..n-1 samples
+        right = both[:, f:, :-1][:, :, ::-1].copy()  # suffixes of n-1..1 samples
+        right[0] = w.cumsum(1)[:, -1:] - left[0]  # scikit-learn: the node's weight minus the left's
+        return torch.from_numpy(left.copy()).to(device), torch.from_numpy(right).to(device)
+
+    def tie_scale(self, total):
+        return torch.zeros_like(total[1])  # only exact ties: scikit-learn's rounding decides
+
+    def impurity(self, stats):
+        return stats[1] / stats[0]
+
+    def weight(self, stats):
+        return stats[0]
+
+    def value(self, stats):
+        """The weighted median."""
+        return stats[2:3].clone()
+
+    def split_scores(self, left, right, w_left, w_right):
+        # scikit-learn's proxy -W_R (E_R / W_R) - W_L (E_L / W_L), rounded as it rounds it
+        return -(w_right * (right[1] / w_right)) - w_left * (left[1] / w_left)
+
+    def monotonic_value(self, stats, weight):
+        """The median (``weight``: the node's, or twice it for half the median)."""
+        return stats[2] * (stats[0] / weight)
+
+
 _ENTROPY = Entropy()
 CRITERION_OBJECTS = {
     "gini": Gini(),
     "entropy": _ENTROPY,
     "log_loss": _ENTROPY,  # scikit-learn's other name for entropy
     "squared_error": SquaredError(),
+    "absolute_error": AbsoluteError(),
+    "poisson": Poisson(),
 }
 
 

@@ -28,8 +28,8 @@ from sklearn.preprocessing import OneHotEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_feature_names_in, _num_samples, check_is_fitted
 
-from ._validation import RANDOM_CATEGORICAL, invalid_parameter
-from .criteria import node_weight
+from ._validation import RANDOM_CATEGORICAL, invalid_parameter, map_friedman_mse
+from .criteria import criterion_of, node_weight
 from .forest import BaseForest, RandomForestClassifier, RandomForestRegressor
 from .node_random import GOLDEN, mix32
 from .rules import (
@@ -152,9 +152,9 @@ def random_split(
     thresholds = (high - low) * u + low  # scikit-learn's rand_uniform(low, high)
     thresholds = torch.where(thresholds == high, low, thresholds)
     left_mask = goes_left(columns, thresholds, missing_left=nan_left)  # (n, f), in float64
-    left = stats @ left_mask.to(stats.dtype)  # (n_stats, f): each feature's left child
-    total = stats.sum(1)
-    right = total[:, None] - left
+    # (n_stats, f): each feature's children (a matrix product, for sums)
+    left, right = criterion_of(criterion).masked_children(stats, left_mask)
+    total = criterion_of(criterion).node_stats(stats)
     n_left = left_mask.sum(0)
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     allowed = varies & big_enough(n_left, n - n_left, min_samples_leaf)
@@ -186,6 +186,7 @@ def random_split(
         float(thresholds[j]),
         left[:, j],
         missing_left=missing_left,
+        right=None if criterion_of(criterion).summable else right[:, j],
     )
     return make_split(winner, total, criterion, root_weight)
 
@@ -314,9 +315,10 @@ class ExtraTreesRegressor(ExtraTreesMixin, RandomForestRegressor):
     """An extra-trees regressor (Geurts et al., 2006). Introduced in Chapter 5.
 
     scikit-learn 1.9.1's ``ExtraTreesRegressor``: parameters are those of
-    :class:`ExtraTreesClassifier`, except ``criterion="squared_error"``,
-    ``max_features=1.0`` (every feature gets one random threshold at each
-    node) and no ``class_weight``. With ``oob_score`` (and ``bootstrap``),
+    :class:`ExtraTreesClassifier`, except ``criterion`` (``"squared_error"``
+    by default, ``"absolute_error"`` or ``"poisson"``), ``max_features=1.0``
+    (every feature gets one random threshold at each node) and no
+    ``class_weight``. With ``oob_score`` (and ``bootstrap``),
     ``oob_score_`` is the out-of-bag R².
 
     Examples
@@ -351,7 +353,7 @@ class ExtraTreesRegressor(ExtraTreesMixin, RandomForestRegressor):
         device=None,
     ):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        self.criterion = map_friedman_mse(criterion)  # (as scikit-learn 1.9)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

@@ -27,8 +27,10 @@ from ._validation import (
     _is_int,
     check_fit_input,
     check_min_samples_split,
+    check_poisson_target,
     check_predict_input,
     invalid_parameter,
+    map_friedman_mse,
 )
 from .batched import AS_DONE, fit_trees_batched
 from .hist import bin_columns
@@ -245,6 +247,8 @@ class BaseForest(BaseEstimator):
             multi_output=True, warn_column_vector=True,
         )  # fmt: skip
         self.n_outputs_ = 1 if y.dim() == 1 else y.shape[1]
+        if not classifier and isinstance(self.criterion, str) and self.criterion == "poisson":
+            check_poisson_target(y, strictly="strictly ")  # (the forests' wording)
         weighted = sample_weight is not None
         if classifier:
             w, weighted = self._class_weighted(y, w, weighted)
@@ -682,8 +686,9 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     """A random forest of CART regression trees. Introduced in Chapter 5.
 
     Parameters are those of :class:`RandomForestClassifier`, except
-    ``criterion="squared_error"`` and ``max_features=1.0`` (all features, as in
-    scikit-learn). With ``oob_score=True``, ``oob_score_`` is the out-of-bag R²
+    ``criterion`` (``"squared_error"`` by default, ``"absolute_error"`` or
+    ``"poisson"``, as :class:`DecisionTreeRegressor`) and ``max_features=1.0``
+    (all features, as in scikit-learn). With ``oob_score=True``, ``oob_score_`` is the out-of-bag R²
     (or ``oob_score(y, oob_prediction_)`` if ``oob_score`` is a callable).
     """
 
@@ -716,7 +721,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         device=None,
     ):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        self.criterion = map_friedman_mse(criterion)  # (as scikit-learn 1.9)
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf

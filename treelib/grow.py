@@ -69,7 +69,7 @@ def evaluate_node(X, stats, idx, depth, key, criterion, rules, root_weight, boun
     node's ``(lower, upper)`` bounds in a monotonic tree (Chapter 6); its value
     is clipped to them.
     """
-    node_stats = node_sums(stats[:, idx])  # in sample order, as scikit-learn adds them
+    node_stats = criterion_of(criterion).node_stats(stats[:, idx])  # (sums: in sample order)
     weight = float(node_weight(node_stats, criterion))
     impurity = float(criterion_of(criterion).impurity(node_stats))
     value = leaf_value(node_stats, criterion)

@@ -18,6 +18,7 @@ the candidates with the NaN on the right, then the NaN alone, then the NaN on
 the left).
 """
 
+from functools import partial
 from typing import NamedTuple
 
 import torch
@@ -31,6 +32,7 @@ from .rules import (  # noqa: F401  (the rules' names stay importable from here,
     distinct,
     goes_left,
     heavy_enough,
+    is_constant,
     is_tie_or_best,
     midpoint,
     midpoints,
@@ -64,6 +66,7 @@ class Candidate(NamedTuple):
     left: torch.Tensor  # statistics of the left child
     categorical: bool = False
     missing_left: bool = False
+    right: torch.Tensor = None  # statistics of the right child (None: the total minus left)
 
 
 def split_scores(left, right, w_left, w_right, criterion):
@@ -103,6 +106,26 @@ def candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf)
     )
 
 
+def missing_value_mask(sorted_x, limits):
+    """Which candidates of :func:`missing_value_candidates` are allowed (Chapter 6).
+
+    Without the weight and monotonic rules. Returns the mask (f, 2n-1), and
+    the numbers of NaN and of known values per feature.
+    """
+    f, n = sorted_x.shape
+    n_missing = sorted_x.isnan().sum(1)  # (f,)
+    n_known = n - n_missing
+    positions = torch.arange(1, n, device=sorted_x.device)  # samples left of a threshold
+    between = distinct(sorted_x[:, :-1], sorted_x[:, 1:])  # (f, n-1): never next to a NaN
+    has_missing = (n_missing > 0)[:, None]
+    n_left = torch.cat(
+        [positions.expand(f, -1), n_known[:, None], positions + n_missing[:, None]], 1
+    )
+    allowed = torch.cat([between, has_missing & (n_known > 0)[:, None], between & has_missing], 1)
+    allowed &= big_enough(n_left, n - n_left, limits[0])
+    return allowed, n_missing, n_known
+
+
 def missing_value_candidates(sorted_x, cumulative, total, limits):
     """Every candidate of features with NaN: the missing samples on either side (Chapter 6).
 
@@ -115,22 +138,41 @@ def missing_value_candidates(sorted_x, cumulative, total, limits):
     statistics (n_stats, f, 2n-1), the allowed mask (f, 2n-1) without the
     weight and monotonic rules, and the number of NaN per feature.
     """
-    f, n = sorted_x.shape
-    n_missing = sorted_x.isnan().sum(1)  # (f,)
-    n_known = n - n_missing
-    positions = torch.arange(1, n, device=sorted_x.device)  # samples left of a threshold
+    f = sorted_x.shape[0]
+    allowed, n_missing, n_known = missing_value_mask(sorted_x, limits)
     left = cumulative[:, :, :-1]
     known = torch.cat([torch.zeros_like(cumulative[:, :, :1]), cumulative], 2)
     known = known.gather(2, n_known.view(1, f, 1).expand(len(left), f, 1))  # (n_stats, f, 1)
     missing = total[:, None, None] - known  # the NaN samples' statistics
-    between = distinct(sorted_x[:, :-1], sorted_x[:, 1:])  # (f, n-1): never next to a NaN
-    has_missing = (n_missing > 0)[:, None]
-    n_left = torch.cat(
-        [positions.expand(f, -1), n_known[:, None], positions + n_missing[:, None]], 1
-    )
-    allowed = torch.cat([between, has_missing & (n_known > 0)[:, None], between & has_missing], 1)
-    allowed &= big_enough(n_left, n - n_left, limits[0])
     return torch.cat([left, known, left + missing], 2), allowed, n_missing
+
+
+def missing_value_children(sorted_x, order, stats, criterion, limits):
+    """:func:`missing_value_candidates` for a criterion that is not a sum (a median).
+
+    The same three blocks, each child computed from its samples: the cuts of
+    each feature's order with NaN last (the first two blocks), then those of
+    the order with NaN first (the third). Returns the left and right
+    statistics (n_stats, f, 2n-1), the allowed mask and the number of NaN.
+    """
+    f, n = sorted_x.shape
+    allowed, n_missing, n_known = missing_value_mask(sorted_x, limits)
+    children = criterion_of(criterion).ordered_children
+    nan_last = children(stats[:, order])
+    rotate = (torch.arange(n, device=order.device)[None, :] + n_known[:, None]) % n
+    nan_first = children(stats[:, order.gather(1, rotate)])
+    alone = (n_known - 1).clamp(0, n - 2)[:, None]  # the cut after every known value
+    with_nan = (torch.arange(n - 1, device=order.device) + n_missing[:, None]).clamp(max=n - 2)
+
+    def blocks(last, first):
+        take = partial(torch.Tensor.gather, dim=2)
+        k = len(last)
+        return torch.cat(
+            [last, take(last, index=alone.expand(k, f, 1)),
+             take(first, index=with_nan.expand(k, f, n - 1))], 2,
+        )  # fmt: skip
+
+    return blocks(nan_last[0], nan_first[0]), blocks(nan_last[1], nan_first[1]), allowed, n_missing
 
 
 def best_ordinal_candidate(X, stats, total, features, criterion, limits, monotonic=None):
@@ -143,13 +185,28 @@ def best_ordinal_candidate(X, stats, total, features, criterion, limits, monoton
     ``monotonic``: ``(constraints, lower, upper)``, a constraint per feature.
     """
     n = X.shape[0]
+    summable = criterion_of(criterion).summable
+    if not summable:  # (a median costs more than a sum: search no constant feature)
+        columns = X[:, features]
+        missing = columns.isnan()
+        low = torch.where(missing, torch.inf, columns).amin(0)
+        high = torch.where(missing, -torch.inf, columns).amax(0)
+        constant = is_constant(low, high, missing.any(0), missing.all(0)).tolist()
+        features = [f for f, c in zip(features, constant) if not c]
+        if not features:
+            return None
     sorted_x, order = torch.sort(X[:, features].T, dim=1)  # (f, n): one sort per feature
-    cumulative = stats[:, order].cumsum(2)
-    left = cumulative[:, :, :-1]  # (n_stats, f, n-1): every left child
     with_nan = bool(sorted_x[:, -1].isnan().any())  # NaN sorts last
-    if with_nan:
+    if with_nan and summable:
+        cumulative = stats[:, order].cumsum(2)
         left, allowed, n_missing = missing_value_candidates(sorted_x, cumulative, total, limits)
-    right = total[:, None, None] - left
+        right = total[:, None, None] - left
+    elif with_nan:  # (a median: each child from its samples)
+        left, right, allowed, n_missing = missing_value_children(
+            sorted_x, order, stats, criterion, limits
+        )
+    else:  # (n_stats, f, n-1): every left child (a cumulative sum), every right child
+        left, right = criterion_of(criterion).ordered_children(stats[:, order])
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
     if with_nan:
@@ -181,21 +238,28 @@ def best_ordinal_candidate(X, stats, total, features, criterion, limits, monoton
         else:  # no NaN seen here: a NaN will follow the child with more samples
             missing_left = bigger_child_is_left(pos + 1, n - pos - 1)
     return Candidate(
-        float(scores[j, col]), j, features[j], threshold, left[:, j, col], missing_left=missing_left
-    )
+        float(scores[j, col]), j, features[j], threshold, left[:, j, col],
+        missing_left=missing_left, right=None if summable else right[:, j, col],
+    )  # fmt: skip
 
 
 def best_categorical_candidate(x, stats, total, criterion, limits):
     """The best one-vs-rest split ``x == c`` of a categorical feature column ``x``.
 
     Introduced in Chapter 6. Each category's statistics are one ``index_add_``
-    away; the right child is everything else.
+    away; the right child is everything else. (A median is no sum: the
+    absolute error computes both children from their samples.)
     """
     min_samples_leaf, min_weight_leaf = limits
     categories, codes = torch.unique(x, return_inverse=True)
-    left = torch.zeros(stats.shape[0], len(categories), dtype=stats.dtype, device=stats.device)
-    left.index_add_(1, codes, stats)
-    right = total[:, None] - left
+    right = None
+    if criterion_of(criterion).summable:
+        left = torch.zeros(stats.shape[0], len(categories), dtype=stats.dtype, device=stats.device)
+        left.index_add_(1, codes, stats)
+        right = total[:, None] - left
+    else:
+        one_hot = codes[:, None] == torch.arange(len(categories), device=codes.device)
+        left, right = criterion_of(criterion).masked_children(stats, one_hot)
     n_left = torch.bincount(codes, minlength=len(categories))
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     scores = split_scores(left, right, w_left, w_right, criterion)
@@ -207,7 +271,7 @@ def best_categorical_candidate(x, stats, total, criterion, limits):
         return None
     tied = is_tie_or_best(scores, best, tie_tolerance(total, criterion))
     c = int(torch.argmax(tied.to(torch.uint8)))  # ties: the smallest category
-    return float(scores[c]), float(categories[c]), left[:, c]
+    return float(scores[c]), float(categories[c]), left[:, c], right[:, c]
 
 
 def best_split(
@@ -256,7 +320,7 @@ def best_split(
     features = list(range(X.shape[1])) if features is None else [int(f) for f in features]
     if X.shape[0] < 2 or not features:
         return None
-    total = stats.sum(1)
+    total = criterion_of(criterion).node_stats(stats)
     limits = (min_samples_leaf, min_weight_leaf)
     ordinal = [f for f in features if f not in categorical]
     candidates = []
@@ -268,7 +332,10 @@ def best_split(
             X[:, f], stats, total, criterion, limits
         )
         if found:
-            candidates.append(Candidate(found[0], rank, f, found[1], found[2], categorical=True))
+            right = None if criterion_of(criterion).summable else found[3]
+            candidates.append(
+                Candidate(found[0], rank, f, found[1], found[2], categorical=True, right=right)
+            )
     if not candidates:
         return None
     scores = torch.tensor([c.score for c in candidates], dtype=torch.float64)
@@ -280,7 +347,7 @@ def best_split(
 def make_split(best, total, criterion, root_weight=None):
     """Turn the winning candidate into a :class:`Split` with scikit-learn's improvement."""
     impurity = criterion_of(criterion).impurity
-    right = total - best.left
+    right = total - best.left if best.right is None else best.right
     imp, imp_l, imp_r = float(impurity(total)), float(impurity(best.left)), float(impurity(right))
     w = float(node_weight(total, criterion))
     wl, wr = float(node_weight(best.left, criterion)), float(node_weight(right, criterion))

@@ -26,12 +26,15 @@ from ._validation import (
     check_min_samples_leaf,
     check_min_samples_split,
     check_monotonic_cst,
+    check_poisson_target,
     check_predict_input,
     check_real,
     check_splitter,
+    map_friedman_mse,
 )
 from .criteria import (
     CLASSIFICATION_CRITERIA,
+    CRITERION_OBJECTS,
     MULTI_OUTPUT_REGRESSION,
     REGRESSION_CRITERIA,
     MultiOutputClassification,
@@ -43,6 +46,17 @@ from .levelwise import grow_tree_levelwise
 from .pruning import prune, pruning_path
 
 TREE_METHODS = ("recursive", "levelwise", "hist")
+
+
+def exact_builders_only(criterion):
+    """Whether only the exact (recursive, best-first) builders grow with ``criterion``.
+
+    An unknown criterion says no: fitting raises its error.
+    """
+    try:
+        return getattr(CRITERION_OBJECTS.get(criterion), "exact_builders_only", False)
+    except TypeError:  # (an unhashable value)
+        return False
 
 
 @contextmanager
@@ -220,6 +234,9 @@ class BaseDecisionTree(BaseEstimator):
         dense, float32, once (n x d in memory); scikit-learn's sparse splitter
         grows the same tree as its dense one, so the tree is the same.
         """
+        if not self._is_classifier and isinstance(self.criterion, str):
+            if self.criterion == "poisson":  # (first, as scikit-learn)
+                check_poisson_target(y)
         X, y, w = check_fit_input(
             self, X, y, sample_weight, classifier=self._is_classifier, allow_nan=True,
             multi_output=True,
@@ -243,12 +260,16 @@ class BaseDecisionTree(BaseEstimator):
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
         for what only it handles: categorical features, monotonic
         constraints, random splits, several outputs (``multi_output``: y of
-        shape (n_samples, n_outputs)); otherwise ``"levelwise"``, or ``"hist"``
-        (which grows from the bins alone). Every builder splits missing values
-        (``missing``: NaN in X; the level-wise ones too since Chapter 7), so
-        ``missing`` no longer changes the choice. The forests and gradient
-        boosting ask their trees here. ``rules``: the resolved rules, if
-        known (else read from the parameters).
+        shape (n_samples, n_outputs)), and the criteria ``"absolute_error"`` (a
+        median is not a sum: the level-wise and histogram searches only add
+        statistics up) and ``"poisson"`` (their sums are exact only to the size
+        of a whole level, and a child whose targets sum to 0, which Poisson
+        forbids, could pass for one with a small rate; Chapter 3); otherwise
+        ``"levelwise"``, or ``"hist"`` (which grows from the bins alone). Every
+        builder splits missing values (``missing``: NaN in X; the level-wise ones
+        too since Chapter 7), so ``missing`` no longer changes the choice. The
+        forests and gradient boosting ask their trees here. ``rules``: the
+        resolved rules, if known (else read from the parameters).
         """
         if self.max_leaf_nodes is not None:
             return "best-first"
@@ -258,6 +279,7 @@ class BaseDecisionTree(BaseEstimator):
         else:
             special = self.categorical_features is not None or self.monotonic_cst is not None
             special = special or self.splitter != "best"
+        special = special or exact_builders_only(self.criterion)
         if self.tree_method == "recursive" or special or multi_output:
             return "recursive"
         if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
@@ -582,11 +604,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
-    """A CART regression tree (squared error). Introduced in Chapter 3.
+    """A CART regression tree. Introduced in Chapter 3.
 
     Parameters are those of :class:`DecisionTreeClassifier`, except
-    ``criterion``, which is ``"squared_error"``, and ``class_weight``, which it
-    does not have; a leaf predicts the weighted mean of its targets.
+    ``criterion`` and ``class_weight``, which it does not have. ``criterion``
+    is one of ``"squared_error"`` (default: a leaf predicts the weighted mean
+    of its targets), ``"absolute_error"`` (the weighted median) and
+    ``"poisson"`` (the mean, splits reducing the half Poisson deviance; ``y``
+    must be non-negative with a positive sum); these two are grown by the
+    exact builders only (see :meth:`_builder`). ``"friedman_mse"`` is mapped
+    to ``"squared_error"`` with scikit-learn 1.9's FutureWarning.
 
     Examples
     --------
@@ -618,7 +645,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         max_bins=255,
         device=None,
     ):
-        self.criterion = criterion
+        self.criterion = map_friedman_mse(criterion)  # (scikit-learn 1.9 does it here)
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -636,7 +663,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.device = device
 
     def predict(self, X):
-        """The mean target of the leaf each sample falls in.
+        """The value (mean or median target) of the leaf each sample falls in.
 
         Shape (n_samples,), or (n_samples, n_outputs) with several outputs (Chapter 5).
         """
