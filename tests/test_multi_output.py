@@ -1,4 +1,4 @@
-"""Multi-output y, y of shape (n_samples, n_outputs), against scikit-learn (Chapter 5).
+"""Multi-output y, y of shape (n_samples, n_outputs), against scikit-learn (Chapter 3).
 
 Trees are compared field by field with scikit-learn's on data where scikit-learn
 itself grows one tree whatever its random state (``tie_free_sklearn_fit``), so

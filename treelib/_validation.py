@@ -119,7 +119,7 @@ def check_fit_input(
     ``scipy.sparse`` X (any format; scikit-learn converts it to CSC for
     ``fit``) is made dense here (:func:`densify`): n x d float32 in memory.
 
-    ``multi_output`` (trees and forests, Chapter 5): ``y`` may have shape
+    ``multi_output`` (trees and forests, Chapter 3): ``y`` may have shape
     ``(n_samples, n_outputs)``; a classifier's ``classes_`` is then a list of
     arrays (one per output) and ``y`` is encoded column by column. A column
     vector ``(n_samples, 1)`` is one output, returned 1-d (with scikit-learn's

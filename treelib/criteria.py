@@ -11,7 +11,7 @@ whole grid of them at once:
 - regression: the moments ``(sum w, sum w*y, sum w*y**2)``, shape ``(3, ...)``;
   Poisson's ``(sum w, sum w*y, sum w*y*log y)``.
 
-With several outputs (multi-output ``y``, Chapter 5) the statistics stack the
+With several outputs (multi-output ``y``, Chapter 3) the statistics stack the
 outputs: one block of class counts per output (:class:`MultiOutputClassification`),
 or ``(sum w, sum w*y_1, ..., sum w*y_k, sum_j sum w*y_j**2)`` for squared error.
 
@@ -81,7 +81,7 @@ def squared_error(moments):
 def multi_output_squared_error(moments):
     """Squared error of ``k`` outputs from ``(W, S_1, ..., S_k, sum_j sum w*y_j**2)``.
 
-    Introduced with multi-output trees (Chapter 5), as scikit-learn's
+    Introduced with multi-output trees (Chapter 3), as scikit-learn's
     ``MSE.node_impurity``: ``sum w*y**2 / W`` minus each output's squared mean,
     divided by ``k`` (the mean of the outputs' squared errors).
     """
@@ -509,7 +509,7 @@ def criterion_of(criterion):
 
 
 class MultiOutputClassification(Criterion):
-    """One classification criterion on ``k`` outputs at once (Chapter 5).
+    """One classification criterion on ``k`` outputs at once (Chapter 3).
 
     As scikit-learn's ``ClassificationCriterion`` with ``n_outputs > 1``: the
     statistics stack each output's block of weighted class counts (output
@@ -562,7 +562,7 @@ class MultiOutputClassification(Criterion):
 
 
 class MultiOutputSquaredError(SquaredError):
-    """Squared error of ``k`` outputs at once (Chapter 5), as scikit-learn's ``MSE``.
+    """Squared error of ``k`` outputs at once (Chapter 3), as scikit-learn's ``MSE``.
 
     The statistics are ``(W, S_1, ..., S_k, Q)`` with ``S_j = sum w*y_j`` and
     ``Q = sum_j sum w*y_j**2``; the impurity is the mean of the outputs'
@@ -588,7 +588,7 @@ class MultiOutputSquaredError(SquaredError):
         return sum_classes(left[1:-1] ** 2) / w_left + sum_classes(right[1:-1] ** 2) / w_right
 
 
-# Regression criteria that take y of shape (n_samples, n_outputs) (Chapter 5), by name;
+# Regression criteria that take y of shape (n_samples, n_outputs) (Chapter 3), by name;
 # the classification criteria take it through MultiOutputClassification.
 MULTI_OUTPUT_REGRESSION = {"squared_error": MultiOutputSquaredError()}
 

@@ -130,7 +130,7 @@ def export_text(
         return f"{v:.{decimals}f}"
 
     def leaf(node):
-        # several outputs (Chapter 5): as scikit-learn, each output's first column
+        # several outputs (Chapter 3): as scikit-learn, each output's first column
         # (its mean, or its fraction of the first class), and the index of their largest
         value = t.value[node, 0] if t.value.shape[1] == 1 else t.value[node].T[0]
         if not classifier:
@@ -176,7 +176,7 @@ def _box_text(t, node, names, criterion, precision):
     if criterion is not None:
         lines.append(f"{criterion} = {round(t.impurity[node], precision)}")
     lines.append(f"samples = {t.n_node_samples[node]}")
-    if t.value.shape[1] > 1:  # several outputs (Chapter 5): every output's row, no class
+    if t.value.shape[1] > 1:  # several outputs (Chapter 3): every output's row, no class
         lines.append("value = " + _outputs_text(t, node, names.classes is not None, precision))
         return "\n".join(lines)
     value = t.value[node, 0]
@@ -192,7 +192,7 @@ def _box_text(t, node, names, criterion, precision):
 
 
 def _outputs_text(t, node, classifier, precision):
-    """A multi-output node's values as scikit-learn's ``plot_tree`` writes them (Chapter 5).
+    """A multi-output node's values as scikit-learn's ``plot_tree`` writes them (Chapter 3).
 
     One row per output, ``[[a, b]\n[c, d]]``: class counts (whole numbers
     unless samples were weighted), or each output's mean.
@@ -211,7 +211,7 @@ def _outputs_text(t, node, classifier, precision):
 def _box_color(t, node, classifier):
     """Majority-class color, paler the more mixed the node (scikit-learn's rule).
 
-    Several outputs (Chapter 5): one color, stronger the purer the node, as scikit-learn.
+    Several outputs (Chapter 3): one color, stronger the purer the node, as scikit-learn.
     """
     from matplotlib import colormaps
 

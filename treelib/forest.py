@@ -165,7 +165,7 @@ class BaseForest(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing value (Chapter 6)
-        tags.target_tags.multi_output = True  # y of shape (n_samples, n_outputs) (Chapter 5)
+        tags.target_tags.multi_output = True  # y of shape (n_samples, n_outputs) (Chapter 3)
         if tags.classifier_tags is not None:
             tags.classifier_tags.multi_label = True
         tags.input_tags.sparse = True  # made dense at validation (_validation.densify)
@@ -225,7 +225,7 @@ class BaseForest(BaseEstimator):
             A sparse X is made dense, float32, once (n x d in memory), and the
             trees grown from it are those of the dense X, as in scikit-learn.
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
-            Several outputs (Chapter 5): every tree predicts them all; a
+            Several outputs (Chapter 3): every tree predicts them all; a
             column vector is one output (with scikit-learn's ``DataConversionWarning``).
         sample_weight : array-like of shape (n_samples,) or None, default=None
             As scikit-learn 1.9: with ``bootstrap``, each tree draws its rows
@@ -312,7 +312,7 @@ class BaseForest(BaseEstimator):
             self._subsample_classes = y.numpy()
             return w, weighted
         if class_weight in ("balanced", "balanced_subsample") and y.dim() == 2:
-            columns = zip(self.classes_, y.T)  # one dict per output (Chapter 5)
+            columns = zip(self.classes_, y.T)  # one dict per output (Chapter 3)
             class_weight = [dict(zip(c, balanced_weights(col, w if weighted else None)))
                             for c, col in columns]  # fmt: skip
         elif class_weight in ("balanced", "balanced_subsample"):
@@ -354,7 +354,7 @@ class BaseForest(BaseEstimator):
         n = X.shape[0]
         bins = None  # the histogram builder bins the data once for all trees
         missing = bool(X.isnan().any())  # (NaN: binned apart, Chapter 7)
-        multi_output = y.dim() == 2  # several outputs: the recursive builder (Chapter 5)
+        multi_output = y.dim() == 2  # several outputs: the recursive builder (Chapter 3)
         if self.estimator_._builder(missing, multi_output=multi_output) == "hist":
             bins = bin_columns(X, self.max_bins)
         trees = []
@@ -413,7 +413,7 @@ class BaseForest(BaseEstimator):
     def _tree_outputs(self, X):
         """Leaf values of every tree for tensor X: shape (n_trees, n_samples, n_values).
 
-        With several outputs (Chapter 5): (n_trees, n_samples, n_outputs, n_values).
+        With several outputs (Chapter 3): (n_trees, n_samples, n_outputs, n_values).
         """
         return np.stack([t._leaf_values_of_tensor(X) for t in self.estimators_])
 
@@ -658,7 +658,7 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
     def predict_proba(self, X):
         """Soft vote: the mean of the trees' class probabilities.
 
-        With several outputs (Chapter 5): a list, one (n_samples, n_classes_[k])
+        With several outputs (Chapter 3): a list, one (n_samples, n_classes_[k])
         array per output, as scikit-learn.
         """
         X = check_predict_input(self, X, allow_nan=True)

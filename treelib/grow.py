@@ -196,7 +196,7 @@ def tree_of(nodes, device):
     """A :class:`Tree` from a list of node dicts (the node id is the list index).
 
     A node's value has shape (n_values,), or (n_outputs, n_values) with
-    several outputs (Chapter 5).
+    several outputs (Chapter 3).
     """
     value = torch.stack([n["value"] for n in nodes])
     return Tree(

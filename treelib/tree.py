@@ -81,7 +81,7 @@ def apply_class_weight(class_weight, classes, y, sample_weight):
     As scikit-learn's trees and forests: ``compute_sample_weight(class_weight, labels)``
     on the original labels (``classes[y]``), multiplied into the sample weights.
 
-    With several outputs (Chapter 5) ``class_weight`` is ``"balanced"`` or a
+    With several outputs (Chapter 3) ``class_weight`` is ``"balanced"`` or a
     list of dicts, one per output, and a sample's weight is the product of its
     outputs' class weights (``compute_sample_weight``, with its errors).
 
@@ -139,7 +139,7 @@ def check_categorical_columns(X, rules):
 
 
 def multi_output_criterion(estimator, name):
-    """The criterion object of a multi-output fit (Chapter 5), or scikit-learn's error.
+    """The criterion object of a multi-output fit (Chapter 3), or scikit-learn's error.
 
     Classifiers average one criterion over their outputs
     (:class:`treelib.criteria.MultiOutputClassification`); a regression
@@ -188,7 +188,7 @@ class BaseDecisionTree(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing value (Chapter 6)
-        tags.target_tags.multi_output = True  # y of shape (n_samples, n_outputs) (Chapter 5)
+        tags.target_tags.multi_output = True  # y of shape (n_samples, n_outputs) (Chapter 3)
         if tags.classifier_tags is not None:
             tags.classifier_tags.multi_label = True
         tags.input_tags.sparse = True  # made dense at validation (_validation.densify)
@@ -228,7 +228,7 @@ class BaseDecisionTree(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree from the training set ``(X, y)``. Returns ``self``.
 
-        ``y`` has shape (n_samples,) or, for several outputs (Chapter 5),
+        ``y`` has shape (n_samples,) or, for several outputs (Chapter 3),
         (n_samples, n_outputs); a column vector is one output.
         ``X`` may be a ``scipy.sparse`` matrix or array (Chapter 2): it is made
         dense, float32, once (n x d in memory); scikit-learn's sparse splitter
@@ -481,7 +481,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Weights of the classes, multiplying ``sample_weight`` (Chapter 6):
         ``{label: weight}``, or ``"balanced"``: ``n_samples / (n_classes *
         count of the class)``, as scikit-learn's ``compute_sample_weight``.
-        With several outputs (Chapter 5): one dict per output, or
+        With several outputs (Chapter 3): one dict per output, or
         ``"balanced"``; a sample's weight is the product over its outputs.
     ccp_alpha : float >= 0, default=0.0
         Cost-complexity pruning (Chapter 2): after growing, keep the subtree
@@ -581,7 +581,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict_proba(self, X):
         """Class fractions (weighted) of the leaf each sample falls in.
 
-        With several outputs (Chapter 5): a list, one array of shape
+        With several outputs (Chapter 3): a list, one array of shape
         (n_samples, n_classes_[k]) per output, as scikit-learn.
         """
         return proba_per_output(self, self._leaf_values(X))
@@ -665,7 +665,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def predict(self, X):
         """The value (mean or median target) of the leaf each sample falls in.
 
-        Shape (n_samples,), or (n_samples, n_outputs) with several outputs (Chapter 5).
+        Shape (n_samples,), or (n_samples, n_outputs) with several outputs (Chapter 3).
         """
         values = self._leaf_values(X)
         return values[:, :, 0] if self.n_outputs_ > 1 else values[:, 0]

@@ -126,7 +126,7 @@ class Tree:
 
     @property
     def n_outputs(self):
-        """Number of outputs (more than 1 for a multi-output y, Chapter 5)."""
+        """Number of outputs (more than 1 for a multi-output y, Chapter 3)."""
         return self.value.shape[1]
 
     @property
@@ -143,7 +143,7 @@ class Tree:
         return np.full(self.n_outputs, self.max_n_classes, dtype=np.intp)
 
     def set_n_classes(self, n_classes):
-        """Record each output's number of classes (a multi-output classifier, Chapter 5).
+        """Record each output's number of classes (a multi-output classifier, Chapter 3).
 
         ``value`` is zero-padded to the largest of them, as scikit-learn's.
         """
@@ -259,7 +259,7 @@ class Tree:
         """``value`` of the leaf of every row: shape (n_samples, max_n_classes).
 
         As scikit-learn's ``Tree.predict`` (class fractions, or the mean target);
-        with several outputs (Chapter 5) shape (n_samples, n_outputs, max_n_classes).
+        with several outputs (Chapter 3) shape (n_samples, n_outputs, max_n_classes).
         """
         if self.n_outputs > 1:
             return self.value[self.apply(X)]

@@ -211,17 +211,15 @@ def main(argv=None):
     (workdir / "pytest.ini").write_text("[pytest]\n")  # rootdir here, no repository config
     for f in FILES:
         shutil.copy(SKLEARN / f, workdir / Path(f).name)
-    all_rows, all_lines, summary = [], [], []
-    for builder in args.builder:
+    for builder in args.builder:  # (each builder's results are written as soon as it ends)
         junit = run_pytest(builder, workdir, args.jobs, args.timeout, args.pytest_args)
         rows, lines, causes = summarise(builder, parse_junit(junit), exclusions)
-        all_rows += rows
-        all_lines += lines
-        summary += [f"{builder}\t{n}\t{cause}" for cause, n in causes.most_common()]
+        summary = [f"{builder}\t{n}\t{cause}" for cause, n in causes.most_common()]
         for row in rows:
             if row["file"] == "ALL":
                 numbers = ", ".join(f"{k}={row[k]}" for k in FIELDS[3:])
                 print(f"[{builder}] {row['scope']}: {numbers}")
+        write_results([builder], rows, lines, summary)
     unlisted = sorted(UNTOUCHED - set(exclusions))
     if unlisted:
         print("These tests made no tree or ensemble estimator; exclude them in exclusions.txt?")
@@ -231,22 +229,25 @@ def main(argv=None):
     else:
         print(f"kept {workdir}")
 
+
+def write_results(builders, rows, lines, summary):
+    """Replace the rows of ``builders`` in the three results files (the others stay)."""
     csv_path = RESULTS / "sklearn_suite.csv"
     old = []
     if csv_path.exists():
         with csv_path.open() as fh:
-            old = [r for r in csv.DictReader(fh) if r["builder"] not in args.builder]
+            old = [r for r in csv.DictReader(fh) if r["builder"] not in builders]
     with csv_path.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, FIELDS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(sorted(old + all_rows, key=lambda r: BUILDERS.index(r["builder"])))
+        writer.writerows(sorted(old + rows, key=lambda r: BUILDERS.index(r["builder"])))
     update(
         RESULTS / "sklearn_suite_failures.txt",
-        args.builder,
+        builders,
         "builder\ttest\toutcome\tscope\tcause\tmessage",
-        all_lines,
+        lines,
     )
-    update(RESULTS / "sklearn_suite_causes.txt", args.builder, "builder\titems\tcause", summary)
+    update(RESULTS / "sklearn_suite_causes.txt", builders, "builder\titems\tcause", summary)
 
 
 if __name__ == "__main__":
