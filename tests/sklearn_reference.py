@@ -11,6 +11,15 @@ from sklearn import tree as sktree
 FIELDS_EXACT = ("children_left", "children_right", "feature", "n_node_samples")
 FIELDS_CLOSE = ("threshold", "impurity", "weighted_n_node_samples", "value")
 
+# every builder a tree_method can choose (Chapter 7), best-first through max_leaf_nodes
+BUILDERS = [
+    dict(tree_method="recursive"),
+    dict(tree_method="levelwise"),
+    dict(tree_method="hist"),
+    dict(tree_method="levelwise", max_leaf_nodes=12),  # best-first
+]
+N_SETS = 20  # data sets per comparison with scikit-learn
+
 
 def sklearn_tree(kind, random_state, **params):
     cls = sktree.DecisionTreeClassifier if kind == "classifier" else sktree.DecisionTreeRegressor

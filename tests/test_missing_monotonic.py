@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from sklearn import tree as sktree
 from sklearn_reference import (
+    BUILDERS,
+    N_SETS,
     assert_same_tree,
     dyadic_weights,
     tie_free_for_treelib,
@@ -17,14 +19,6 @@ from sklearn_reference import (
 
 import treelib
 from treelib import DecisionTreeClassifier, DecisionTreeRegressor
-
-BUILDERS = [
-    dict(tree_method="recursive"),
-    dict(tree_method="levelwise"),
-    dict(tree_method="hist"),
-    dict(tree_method="levelwise", max_leaf_nodes=12),  # best-first
-]
-N_SETS = 20
 
 
 def random_problem(seed, kind, nan_rate=(0.0, 0.4)):

@@ -10,7 +10,7 @@ import pytest
 from sklearn import datasets
 from sklearn import ensemble as skensemble
 from sklearn import tree as sktree
-from sklearn_reference import FIELDS_EXACT, tie_free_for_treelib
+from sklearn_reference import BUILDERS, FIELDS_EXACT, N_SETS, tie_free_for_treelib
 
 from treelib import (
     DecisionTreeRegressor,
@@ -18,13 +18,6 @@ from treelib import (
     RandomForestRegressor,
 )
 
-BUILDERS = [
-    dict(tree_method="recursive"),
-    dict(tree_method="levelwise"),
-    dict(tree_method="hist"),
-    dict(tree_method="levelwise", max_leaf_nodes=12),  # best-first
-]
-N_SETS = 20
 RTOL = 1e-12
 
 
