@@ -93,9 +93,10 @@ def densify(X):
     Introduced in Chapter 2. treelib's engine is dense torch, so a
     ``scipy.sparse`` matrix or array is expanded here, once, at the validation
     of ``fit`` and of every prediction: it then costs ``n_samples *
-    n_features * 4`` bytes, like a dense float32 copy. The trees are the same
-    as scikit-learn's: its sparse splitter grows the tree its dense splitter
-    grows (an implicit zero is the value 0). As scikit-learn, a sparse matrix
+    n_features * 4`` bytes, like a dense float32 copy. An implicit zero is the
+    value 0, so the tree is the one the dense array gives (scikit-learn's sparse
+    splitter grows its dense splitter's tree wherever no two splits tie; on a
+    tie, its two splitters may pick differently). As scikit-learn, a sparse matrix
     with int64 indices is refused; NaN in a sparse X was refused before
     (:func:`_finite_rule`).
     """

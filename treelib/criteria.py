@@ -100,7 +100,7 @@ CRITERIA = {
 }
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
 REGRESSION_CRITERIA = ("squared_error", "absolute_error", "poisson")
-EPSILON = torch.finfo(torch.float64).eps  # scikit-learn's EPSILON (``_criterion.pyx``)
+EPSILON = 10 * torch.finfo(torch.float64).eps  # scikit-learn's Poisson EPSILON (``_criterion.pyx``)
 POISSON_RTOL = 1e-12  # a Poisson child whose sum is below this share of its node's has none
 
 
