@@ -59,7 +59,7 @@ from ._validation import (
     check_no_category_columns,
     invalid_parameter,
 )
-from .forest import bootstrap_indices
+from .forest import EnsembleSequence, bootstrap_indices
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 LOSSES = ("linear", "square", "exponential")
@@ -91,7 +91,7 @@ def _seed_learner(learner, rng):
     return learner.set_params(**seeds) if seeds else learner
 
 
-class BaseWeightBoosting(BaseEstimator):
+class BaseWeightBoosting(EnsembleSequence, BaseEstimator):
     """What both AdaBoost ensembles share: the boosting loop. Introduced in Chapter 6.
 
     As scikit-learn's ``BaseWeightBoosting``: the weights start at
@@ -249,18 +249,6 @@ class BaseWeightBoosting(BaseEstimator):
         score = accuracy_score if is_classifier(self) else r2_score
         for y_pred in self.staged_predict(X):
             yield score(y, y_pred, sample_weight=sample_weight)
-
-    def __len__(self):
-        """Number of fitted learners (``len(boost.estimators_)``)."""
-        return len(self.estimators_)
-
-    def __getitem__(self, index):
-        """The ``index``-th learner."""
-        return self.estimators_[index]
-
-    def __iter__(self):
-        """Iterate over the learners."""
-        return iter(self.estimators_)
 
 
 class AdaBoostClassifier(ClassifierMixin, BaseWeightBoosting):

@@ -152,7 +152,27 @@ def _fit_tree(tree, X, y, w, bins):
     return tree._fit_tensors(X, y, w, bins)
 
 
-class BaseForest(BaseEstimator):
+class EnsembleSequence:
+    """A fitted ensemble as a sequence of its members, as in scikit-learn (Chapter 5).
+
+    ``len(model)``, ``model[i]`` and ``for member in model`` read ``estimators_``;
+    the forests and both AdaBoost ensembles share it.
+    """
+
+    def __len__(self):
+        """Number of fitted members (``len(model.estimators_)``)."""
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        """The ``index``-th member."""
+        return self.estimators_[index]
+
+    def __iter__(self):
+        """Iterate over the members."""
+        return iter(self.estimators_)
+
+
+class BaseForest(EnsembleSequence, BaseEstimator):
     """What the forest classifier and regressor share. Introduced in Chapter 5.
 
     A fitted forest is a sequence of trees, as in scikit-learn: ``len(forest)``,
@@ -500,18 +520,6 @@ class BaseForest(BaseEstimator):
             return np.zeros(self.n_features_in_)
         mean = np.mean(grown, axis=0)
         return mean / mean.sum()
-
-    def __len__(self):
-        """Number of trees (``len(forest.estimators_)``)."""
-        return len(self.estimators_)
-
-    def __getitem__(self, index):
-        """The ``index``-th tree."""
-        return self.estimators_[index]
-
-    def __iter__(self):
-        """Iterate over the trees."""
-        return iter(self.estimators_)
 
 
 class RandomForestClassifier(ClassifierMixin, BaseForest):
