@@ -6,6 +6,7 @@ import torch
 from sklearn.datasets import make_classification, make_regression
 
 import treelib.hist
+import treelib.kernels
 import treelib.levelwise
 from treelib import DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier
 from treelib.criteria import target_stats
@@ -120,7 +121,8 @@ def test_level_loop_in_pieces_grows_the_same_trees(monkeypatch, piece):
     row in pieces while the active samples are many, several rows once they are few.)"""
     X, y, w = data_with_ties(2)
     whole = fit_every_builder(X, y, w)
-    monkeypatch.setattr(treelib.levelwise, "PIECE", piece)
+    monkeypatch.setattr(treelib.levelwise, "PIECE", piece)  # (the exact search's rows at once)
+    monkeypatch.setattr(treelib.kernels, "PIECE", piece)  # (pieces(): the level loop's steps)
     assert_same_trees(whole, fit_every_builder(X, y, w))
 
 

@@ -20,21 +20,24 @@ distinct values than bins it only tries the bin edges: its trees are close to
 the exact ones, not equal.
 """
 
-import bisect
 import math
 from typing import NamedTuple
 
 import torch
 
 from .criteria import criterion_of, node_weight
-from .levelwise import (  # noqa: F401  (masked_scores: named here since Chapter 7)
+from .kernels import (  # noqa: F401  (moved to treelib.kernels: old paths work)
     columns,
-    masked_scores,
+    first_last_bins_grid,
+    first_last_bins_listed,
+    float32_is_exact,
+    nodes_within,
     segment_starts,
     segmented_argmax,
     take,
     whole_sums,
 )
+from .levelwise import masked_scores  # noqa: F401  (named here since Chapter 7)
 from .node_random import search_ranks
 from .rules import (
     FEATURE_THRESHOLD,  # noqa: F401  (named in the docstrings)
@@ -154,15 +157,6 @@ def bin_ranges(x, codes, n_bins):
     low = torch.full((n_bins,), float("inf"), device=x.device).scatter_reduce(0, codes, x, "amin")
     high = torch.full((n_bins,), float("-inf"), device=x.device).scatter_reduce(0, codes, x, "amax")
     return low, high
-
-
-def nodes_within(starts, first, limit, n):
-    """End of the run of nodes from ``first`` holding at most ``limit`` items (one node at least).
-
-    ``starts[t]`` is where node ``t``'s items start (``n + 1`` entries, increasing).
-    """
-    end = bisect.bisect_right(starts, starts[first] + limit) - 1
-    return max(first + 1, min(end, n))
 
 
 class Bins(NamedTuple):
@@ -834,33 +828,3 @@ class HistogramSearch:
         f = take(features.contiguous(), row)
         both = torch.cat([left, left_nan], -1).reshape(len(left), -1)
         return g, f, threshold, both.index_select(1, row * (2 * B) + j), missing_left
-
-
-def float32_is_exact(weight):
-    """Are all sums of ``weight`` exact in float32 (whole numbers, in all below ``2**24``)?
-
-    Introduced in Chapter 7. A classification forest's bootstrap counts (times
-    whole sample weights, if any) are, below that total per batch of trees: the
-    histograms then count the class weights in float32, and every cell, row
-    and node sum is the number float64 would give. (Running sums along a list
-    of cells, which span many nodes, are taken in float64.)
-    """
-    return whole_sums(weight, below=2**24)
-
-
-def first_last_bins_listed(cell, row, n_rows, n_bins):
-    """First and last non-empty bin of each of ``n_rows`` (node, slot) rows, from listed cells.
-
-    ``cell`` and ``row`` list the non-empty cells (:meth:`HistogramSearch.sparse_cells`).
-    """
-    b = cell & (n_bins - 1)  # (n_bins: a power of two)
-    first = torch.full((n_rows,), n_bins - 1, device=cell.device)
-    last = torch.zeros(n_rows, dtype=b.dtype, device=cell.device)
-    return first.scatter_reduce_(0, row, b, "amin"), last.scatter_reduce_(0, row, b, "amax")
-
-
-def first_last_bins_grid(present):
-    """First and last non-empty bin of each (node, slot) row of dense histograms, flattened."""
-    B = present.shape[-1]
-    rows = present.view(-1, B).to(torch.uint8)
-    return rows.argmax(1), B - 1 - rows.flip(1).argmax(1)

@@ -21,6 +21,24 @@ sums still tie.
 import torch
 
 from .criteria import criterion_of, leaf_value, node_sums, node_weight
+from .kernels import (  # noqa: F401  (the speed tricks, moved to treelib.kernels: old paths work)
+    BLOCK,
+    PIECE,
+    columns,
+    cumsum_by_tree,
+    group_codes,
+    group_offsets,
+    piece_parts,
+    pieces,
+    regroup_codes,
+    regroup_positions,
+    regroup_rows,
+    segment_starts,
+    segmented_argmax,
+    take,
+    tree_parts,
+    whole_sums,
+)
 from .node_random import child_keys, root_key, search_ranks
 from .rules import (
     big_enough,
@@ -38,182 +56,6 @@ from .rules import (
 )
 from .split import split_scores
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
-
-BLOCK = 2**15  # elements per block (of rows, or piece of a row) scored together: bounds memory
-PIECE = 2**18  # elements of a sample-long array moved at a time in the level loop: bounds memory
-
-
-def take(values, index):
-    """``values.view(-1)[index]``: ``torch.take`` on a contiguous tensor, through ``index_select``.
-
-    On the CPU ``index_select`` gathers two to five times faster than
-    ``torch.take`` or advanced indexing (the same values; out-of-range indices
-    raise an error as well).
-    """
-    return values.reshape(-1).index_select(0, index.reshape(-1)).view(index.shape)
-
-
-def columns(values, index):
-    """``values.index_select(-1, index)`` for a vector or a few rows (class counts, moments).
-
-    On the CPU a gather from each contiguous row, one row at a time, is about
-    a third faster than one gather along the last axis of the 2-D tensor.
-    """
-    if values.dim() == 1 or values.device.type != "cpu":
-        return values.index_select(-1, index)
-    out = values.new_empty(len(values), len(index))
-    for row, into in zip(values, out):  # (each gathered straight into its row: no copy)
-        torch.index_select(row, 0, index, out=into)
-    return out
-
-
-def segment_starts(sizes):
-    """Offset of each node's segment in an array grouped by node."""
-    return torch.cumsum(sizes, 0) - sizes
-
-
-def group_offsets(sizes, right):
-    """Per group: where it starts, minus the samples of its side in earlier groups."""
-    side_start = torch.where(right, segment_starts(sizes * right), segment_starts(sizes * ~right))
-    return segment_starts(sizes) - side_start
-
-
-def regroup_codes(group, sizes, right, offsets=None):
-    """Per sample, what regrouping does with it: ``(code, base)``.
-
-    ``group`` is each sample's new group (``-1``: dropped), ``sizes`` each
-    group's size, ``right`` whether the group is a right child. ``code`` is 0
-    (left child), 1 (right child) or 2 (dropped); ``base`` is where the sample's
-    group starts, minus the samples of the same side in earlier groups
-    (:func:`group_offsets`, which may be passed as ``offsets``).
-    """
-    g = group.clamp(min=0)
-    code = torch.where(group >= 0, take(right, g).to(torch.int8), 2)
-    offsets = group_offsets(sizes, right) if offsets is None else offsets
-    return code, take(offsets, g)
-
-
-def group_codes(group, ids, sizes, right):
-    """``codes_of(a, b)``: the :func:`regroup_codes` of the samples ``ids[a:b]``.
-
-    ``sizes`` holds each group's number of samples (the level loop counted
-    them); the per-group offsets are computed once for all pieces.
-    """
-    offsets = group_offsets(sizes, right)
-
-    def codes_of(a, b):
-        return regroup_codes(group.index_select(0, ids[a:b]), sizes, right, offsets)
-
-    return codes_of
-
-
-def pieces(n):
-    """``(a, b)`` bounds of consecutive pieces of ``PIECE`` elements covering ``0:n``."""
-    return [(a, min(a + PIECE, n)) for a in range(0, n, PIECE)]
-
-
-def regroup_positions(code, base, n_kept, before=None):
-    """Where each element goes when every row is sorted by group, stably.
-
-    ``code`` and ``base`` come from :func:`regroup_codes`, one per element.
-    Each row is sorted by parent node, so along a row the left children's
-    groups never decrease, nor do the right children's: the sort is a merge of
-    the two. An element's place is its group's start (``base`` plus the
-    elements of its side in earlier groups) plus its rank in its group, which
-    is its rank among the elements of its side, counted along the row.
-    Dropped elements go to position ``n_kept``. The row may come a piece at a
-    time: ``before`` holds the left and the right elements of its earlier
-    pieces (``None``: none). Returns the positions and those counts after
-    this piece.
-    """
-    on_right = code == 1
-    left, right = (code == 0).cumsum(-1), on_right.cumsum(-1)  # rank + 1 on each side
-    if before is not None:
-        left += before[0]
-        right += before[1]
-    after = (left[..., -1:].clone(), right[..., -1:].clone())
-    rank = torch.where(on_right, right, left)
-    rank += base - 1
-    return rank.masked_fill_(code == 2, n_kept), after
-
-
-def regroup_rows(values, codes_of, n_kept, n):
-    """Move ``values`` (arrays of ``n`` elements on the last axis) to their regrouped places.
-
-    ``codes_of(a, b)`` gives the ``(code, base)`` of elements ``a:b``
-    (:func:`regroup_codes`). The positions are computed and applied a piece
-    of ``PIECE`` elements at a time, so the temporaries stay small; each
-    array gets a new one of ``n_kept`` elements.
-    """
-    outs = [v.new_empty(v.shape[:-1] + (n_kept + 1,)) for v in values]
-    before = None
-    for a, b in pieces(n):
-        code, base = codes_of(a, b)
-        positions, before = regroup_positions(code, base, n_kept, before)
-        for out, v in zip(outs, values):
-            out.scatter_(-1, positions.expand(v.shape[:-1] + (b - a,)), v[..., a:b])
-    return [out[..., :n_kept] for out in outs]
-
-
-def cumsum_by_tree(values, lengths=None, carry=None):
-    """Cumulative sum along the last axis, restarted where each tree's part begins.
-
-    ``lengths`` lists the parts' lengths (``None``: one part). A forest grown
-    batched (:mod:`treelib.batched`) sums each tree's samples from zero, as the
-    tree grown alone does, so both round alike. ``carry`` (last axis of length
-    1) continues the first part's sum from a running sum of earlier positions:
-    the same additions, in the same order, as one sum over both.
-    """
-    if carry is not None:
-        lengths = None if lengths is None else [lengths[0] + 1] + lengths[1:]
-        return cumsum_by_tree(torch.cat([carry, values], -1), lengths)[..., 1:]
-    if lengths is None:
-        return values.cumsum(-1)
-    return torch.cat([part.cumsum(-1) for part in values.split(lengths, -1)], -1)
-
-
-def piece_parts(tree_starts, a, b):
-    """Positions ``a:b`` of a row: ``(lengths of its trees' parts, does it go on a part?)``.
-
-    ``tree_starts`` lists where each tree's samples start (``[0]``: one tree);
-    the lengths are ``None`` when the piece lies inside one tree. The piece
-    goes on a part when ``a`` is not a tree's start: its sums continue a carry.
-    """
-    cuts = [a] + [s for s in tree_starts if a < s < b] + [b]
-    lengths = [hi - lo for lo, hi in zip(cuts, cuts[1:])]
-    return (None if len(lengths) == 1 else lengths), a not in tree_starts
-
-
-def tree_parts(trees, sizes):
-    """``(nodes per tree, samples per tree)`` as lists, for :func:`cumsum_by_tree`.
-
-    ``trees`` is each node's tree (nodes grouped by tree), ``sizes`` its sample
-    count; ``None`` gives ``(None, None)``: one tree.
-    """
-    if trees is None:
-        return None, None
-    _, nodes = torch.unique_consecutive(trees, return_counts=True)
-    ends = torch.cumsum(nodes, 0) - 1
-    samples = torch.diff(torch.cumsum(sizes, 0)[ends], prepend=sizes.new_zeros(1))
-    return nodes.tolist(), samples.tolist()
-
-
-def segmented_argmax(scores, segment, tie_key, n_segments, tol=0.0):
-    """Per segment, the position with the highest score (lowest ``tie_key`` on ties).
-
-    ``scores`` and ``tie_key`` are 1-D, ``segment[i]`` is the segment of
-    position ``i``; scores within ``tol[segment]`` of the segment's best are
-    ties (:func:`treelib.rules.is_tie_or_best`). Returns a bool mask with at
-    most one True per segment; segments whose scores are all ``-inf`` get none.
-    """
-    best = torch.full((n_segments,), float("-inf"), dtype=scores.dtype, device=scores.device)
-    best.scatter_reduce_(0, segment, scores, "amax")
-    tol = tol.index_select(0, segment) if torch.is_tensor(tol) else tol
-    is_best = is_tie_or_best(scores, best.index_select(0, segment), tol)
-    key = torch.where(is_best, tie_key, torch.iinfo(torch.int64).max)
-    best_key = torch.full((n_segments,), torch.iinfo(torch.int64).max, device=scores.device)
-    best_key.scatter_reduce_(0, segment, key, "amin")
-    return is_best & (key == best_key.index_select(0, segment))
 
 
 def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
@@ -757,18 +599,6 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
         tree = tree[nodes].repeat_interleave(2)
     return levels
-
-
-def whole_sums(values, below=2**53):
-    """Are all sums of ``values`` exact (whole numbers, in all below ``below``)?
-
-    Introduced in Chapter 7. float64 holds every whole number below ``2**53``
-    (float32: below ``2**24``), so such sums come out the same in any order:
-    a child's statistics are the left (or right) sums of its parent's split,
-    and :func:`grow_levels` need not add its samples up again. Unit weights
-    and a forest's bootstrap counts give whole class counts.
-    """
-    return bool((values == values.round()).all()) and float(values.abs().sum()) < below
 
 
 def new_level(total, sizes, weight, impurity, criterion):
