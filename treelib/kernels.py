@@ -17,7 +17,9 @@ import bisect
 
 import torch
 
-from .rules import is_tie_or_best
+from .criteria import node_sums
+from .rules import goes_left, is_tie_or_best
+from .split import best_split
 
 BLOCK = 2**15  # elements per block (of rows, or piece of a row) scored together: bounds memory
 PIECE = 2**18  # elements of a sample-long array moved at a time in the level loop: bounds memory
@@ -245,3 +247,115 @@ def first_last_bins_grid(present):
     B = present.shape[-1]
     rows = present.view(-1, B).to(torch.uint8)
     return rows.argmax(1), B - 1 - rows.flip(1).argmax(1)
+
+
+# --- reference versions, written for reading ------------------------------------------------
+#
+# Each computes what its fast twin computes, with plain loops over segments,
+# nodes or features: no blocks, no pieces, no int8 codes. They are slow; the
+# builders never call them. tests/test_kernels.py checks each pair agrees.
+
+
+def segmented_argmax_reference(scores, segment, tie_key, n_segments, tol=0.0):
+    """:func:`segmented_argmax`, one segment at a time.
+
+    In each segment: its best score, the positions that tie with it
+    (:func:`treelib.rules.is_tie_or_best`), and of those the lowest ``tie_key``.
+    """
+    won = torch.zeros(len(scores), dtype=torch.bool, device=scores.device)
+    for s in range(n_segments):
+        at = torch.nonzero(segment == s).squeeze(1)  # the segment's positions
+        if len(at) == 0:
+            continue
+        tol_s = tol[s] if torch.is_tensor(tol) else tol
+        tie = is_tie_or_best(scores[at], scores[at].max(), tol_s)
+        if tie.any():
+            won[at[tie][tie_key[at[tie]].argmin()]] = True
+    return won
+
+
+def cumsum_by_tree_reference(values, lengths=None, carry=None):
+    """:func:`cumsum_by_tree`: a running sum, one position after another, restarted per part.
+
+    ``carry`` (the running sum of earlier positions) starts the first part.
+    """
+    n = values.shape[-1]
+    starts = {0}
+    for end in torch.tensor(lengths or [n]).cumsum(0).tolist():
+        starts.add(end)
+    out, running = torch.empty_like(values), None
+    for i in range(n):
+        if i in starts:  # a new part: start from zero (the first part: from the carry)
+            running = carry[..., 0] if (i == 0 and carry is not None) else 0
+        running = running + values[..., i]
+        out[..., i] = running
+    return out
+
+
+def left_children_reference(sorted_stats, sizes):
+    """The left child of every candidate of every node: each node's own running sum.
+
+    Mirrors the segmented cumulative sum of :func:`treelib.levelwise.block_scores`
+    and :func:`treelib.levelwise.level_candidates_missing`: one running sum
+    along the whole level (:func:`cumsum_by_tree`), minus the totals of the
+    nodes before. Here each node's segment is summed from zero on its own:
+    the same sums, added in another order (they agree up to rounding, exactly
+    for whole numbers).
+    """
+    parts = sorted_stats.split(sizes.tolist(), -1)  # one segment per node
+    return torch.cat([part.cumsum(-1) for part in parts], -1)
+
+
+def regroup_rows_reference(values, group):
+    """:func:`regroup_rows` by a per-node stable selection: each group's elements, in order.
+
+    ``values`` holds rows of ``n`` elements (last axis), ``group`` each
+    element's new group per row (``-1``: dropped). The elements of group 0
+    come first, then those of group 1, and so on, each group's in the order
+    they had in the row (so each child stays sorted by value).
+    """
+    n_groups = int(group.max()) + 1
+    out = []
+    for v, g in zip(values.reshape(-1, values.shape[-1]), group.reshape(-1, group.shape[-1])):
+        out.append(torch.cat([v[g == k] for k in range(n_groups)]))
+    return torch.stack(out).view(values.shape[:-1] + (-1,))
+
+
+def node_histogram_reference(codes, stats, rows, n_bins):
+    """One node's histograms, ``(n_stats, p, n_bins)``: the statistics of each (feature, bin).
+
+    Mirrors :meth:`treelib.hist.HistogramSearch.histograms`, which counts
+    every (node, feature, bin) cell of a batch of nodes with one ``bincount``
+    (class weights as int or float32 counts where that is exact, a chunk of
+    samples at a time). Here: one feature at a time, the statistics of the
+    node's ``rows`` added into the bins ``codes[rows, feature]``.
+    """
+    p = codes.shape[1]
+    hist = stats.new_zeros(stats.shape[0], p, n_bins)
+    for j in range(p):
+        hist[:, j].index_add_(1, codes[rows, j].long(), stats[:, rows])
+    return hist
+
+
+def level_candidates_reference(X, stats, node_rows, ranks, rules, criterion):
+    """The best split of every node of a level: :func:`treelib.split.best_split`, node by node.
+
+    Mirrors :func:`treelib.levelwise.level_candidates` (and, with NaN in
+    ``X``, :func:`treelib.levelwise.level_candidates_missing`), which score
+    every candidate of every node at once. ``node_rows`` lists each node's
+    samples; ``ranks[t, j]`` is feature ``j``'s place in node ``t``'s search
+    order (``p``: not searched). Returns ``(node, split, left)`` for each node
+    that found a split: its :class:`treelib.split.Split` and the statistics of
+    its left child.
+    """
+    found = []
+    for t, rows in enumerate(node_rows):
+        features = [f for f in torch.argsort(ranks[t]).tolist() if ranks[t, f] < X.shape[1]]
+        split = best_split(
+            X[rows], stats[:, rows], criterion, features=features,
+            min_samples_leaf=rules.min_samples_leaf, min_weight_leaf=rules.min_weight_leaf,
+        )  # fmt: skip
+        if split is not None:
+            left = goes_left(X[rows, split.feature], split.threshold, False, split.missing_left)
+            found.append((t, split, node_sums(stats[:, rows][:, left])))
+    return found

@@ -1,0 +1,212 @@
+"""Each fast kernel of treelib.kernels agrees with its reference version (Chapter 7).
+
+The reference versions are plain loops over segments, nodes or features; the
+fast ones work on whole levels, in blocks and pieces. Where the fast one only
+moves or compares numbers, or adds them in the same order, the two agree bit
+for bit; where it adds them in another order (a level-wide running sum minus
+the earlier nodes' totals), within the tie tolerance of treelib.rules.
+"""
+
+import pytest
+import torch
+
+import treelib.kernels
+import treelib.levelwise
+from treelib.criteria import node_sums, target_stats
+from treelib.hist import HistogramSearch, bin_columns
+from treelib.kernels import (
+    cumsum_by_tree,
+    cumsum_by_tree_reference,
+    left_children_reference,
+    level_candidates_reference,
+    node_histogram_reference,
+    regroup_codes,
+    regroup_rows,
+    regroup_rows_reference,
+    segmented_argmax,
+    segmented_argmax_reference,
+)
+from treelib.levelwise import level_candidates, level_candidates_missing
+from treelib.rules import StoppingRules, tie_tolerance
+
+SEEDS = range(6)
+
+
+def random_sizes(generator, m, n_max=6):
+    """Node sizes with empty and one-element nodes among them."""
+    return torch.randint(0, n_max + 1, (m,), generator=generator)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_segmented_argmax_agrees_with_a_loop_over_segments(seed):
+    g = torch.Generator().manual_seed(seed)
+    n_segments = 9
+    sizes = random_sizes(g, n_segments)  # (empty segments get no winner)
+    sizes[0] = 1  # a one-element segment
+    segment = torch.repeat_interleave(torch.arange(n_segments), sizes)
+    n = len(segment)
+    scores = torch.randint(0, 4, (n,), generator=g).double() / 4  # many exact ties
+    scores[torch.rand(n, generator=g) < 0.2] = float("-inf")  # not candidates
+    scores += torch.rand(n, generator=g, dtype=torch.float64) * 1e-12  # ties within tol only
+    tie_key = torch.randperm(n, generator=g)
+    for tol in (0.0, 1e-9, torch.rand(n_segments, generator=g, dtype=torch.float64) * 0.3):
+        fast = segmented_argmax(scores, segment, tie_key, n_segments, tol)
+        reference = segmented_argmax_reference(scores, segment, tie_key, n_segments, tol)
+        assert torch.equal(fast, reference)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("with_carry", [False, True])
+def test_cumsum_by_tree_agrees_with_a_running_sum(seed, with_carry):
+    g = torch.Generator().manual_seed(seed)
+    lengths = [int(k) for k in torch.randint(1, 7, (4,), generator=g)]
+    values = torch.randn(3, 2, sum(lengths), generator=g, dtype=torch.float64)
+    carry = torch.randn(3, 2, 1, generator=g, dtype=torch.float64) if with_carry else None
+    for parts in (None, lengths):
+        fast = cumsum_by_tree(values, parts, carry)
+        assert torch.equal(fast, cumsum_by_tree_reference(values, parts, carry))  # (CPU: in order)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("whole", [True, False])
+def test_left_children_of_a_level_agree_with_each_nodes_own_sums(seed, whole):
+    """The level's running sum minus the earlier nodes' totals (block_scores) is each node's
+    running sum from zero: exactly for whole numbers, within rounding otherwise."""
+    g = torch.Generator().manual_seed(seed)
+    sizes = random_sizes(g, 7)
+    n = int(sizes.sum())
+    node = torch.repeat_interleave(torch.arange(len(sizes)), sizes)
+    base = torch.randint(0, 5, (3, n), generator=g).double()
+    if not whole:
+        base = base * torch.rand(3, n, generator=g, dtype=torch.float64) * 1e3
+    # each feature's row: the same samples per node, in another order inside each node
+    stats = torch.stack(
+        [base[:, torch.argsort(node * n + torch.randperm(n, generator=g))] for _ in range(2)], 1
+    )
+    total = torch.zeros(3, len(sizes), dtype=torch.float64).index_add_(1, node, stats[:, 0])
+    earlier = cumsum_by_tree(total) - total  # as level_candidates_missing
+    fast = cumsum_by_tree(stats) - earlier[:, None].index_select(2, node)
+    reference = left_children_reference(stats, sizes)
+    if whole:
+        assert torch.equal(fast, reference)
+    else:
+        # rounding: a few ulps of the level's running sum (n additions of at most its size)
+        bound = n * torch.finfo(torch.float64).eps * stats.abs().sum(-1, keepdim=True)
+        assert ((fast - reference).abs() <= bound).all()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("piece", [None, 1, 5])
+def test_regroup_rows_agrees_with_a_stable_selection_per_child(monkeypatch, seed, piece):
+    """Rows sorted by parent node (each row a different order inside each parent) regroup
+    by child, each child's elements in their row order, dropped elements left out."""
+    if piece is not None:
+        monkeypatch.setattr(treelib.kernels, "PIECE", piece)
+    g = torch.Generator().manual_seed(seed)
+    parents = random_sizes(g, 5)
+    n, m = int(parents.sum()), len(parents)
+    parent = torch.repeat_interleave(torch.arange(m), parents)
+    side = torch.randint(-1, 2, (n,), generator=g)  # -1 dropped (a leaf), 0 left, 1 right
+    group_of = torch.where(side >= 0, 2 * parent + side, -1)  # per sample id
+    rows = []
+    for _ in range(4):  # each feature's row: the samples in parent order, shuffled inside each
+        key = parent * n + torch.randperm(n, generator=g)
+        rows.append(torch.argsort(key))
+    ids = torch.stack(rows)  # (4, n): sample ids
+    x = torch.randn(4, n, generator=g)
+    group = group_of[ids]
+    sizes = torch.bincount(group_of[group_of >= 0], minlength=2 * m)
+    right = torch.arange(2 * m) % 2 == 1
+    n_kept = int(sizes.sum())
+
+    def codes_of(a, b):
+        return regroup_codes(group[:, a:b], sizes, right)
+
+    moved = regroup_rows([ids, x], codes_of, n_kept, n)
+    assert torch.equal(moved[0], regroup_rows_reference(ids, group))
+    assert torch.equal(moved[1], regroup_rows_reference(x, group))
+
+
+def level_data(seed, kind, nan, weighted, n=60, p=4):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randint(0, 5, (n, p), generator=g).float()  # ties in every feature
+    if nan:
+        X[torch.rand(n, p, generator=g) < 0.15] = float("nan")
+        X[:5, 2] = float("nan")  # (nodes with some NaN, some without)
+    w = torch.randint(1, 4, (n,), generator=g).double() if weighted else torch.ones(n)
+    if kind == "gini":
+        y = torch.randint(0, 3, (n,), generator=g)
+        stats = target_stats(y, w, "gini", 3)
+    else:
+        y = torch.randint(0, 7, (n,), generator=g).double() / 2
+        stats = target_stats(y, w, "squared_error")
+    node = torch.randint(0, 5, (n,), generator=g)
+    node[0] = 5  # a one-sample node
+    node_rows = [torch.nonzero(node == t).squeeze(1) for t in range(6)]
+    return g, X, stats, node_rows
+
+
+def level_layout(X, stats, node_rows):
+    """The exact search's layout: per feature, each node's samples sorted (stably) by value."""
+    xs, sorted_stats = [], []
+    for j in range(X.shape[1]):
+        order = torch.cat([rows[torch.argsort(X[rows, j], stable=True)] for rows in node_rows])
+        xs.append(X[order, j])
+        sorted_stats.append(stats[:, order])
+    sizes = torch.tensor([len(rows) for rows in node_rows])
+    total = torch.stack([node_sums(stats[:, rows]) for rows in node_rows], 1)
+    return torch.stack(xs), torch.stack(sorted_stats, 1), sizes, total
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", ["gini", "squared_error"])
+@pytest.mark.parametrize("nan", [False, True])
+@pytest.mark.parametrize("block", [None, 7])
+def test_level_candidates_agree_with_best_split_node_by_node(monkeypatch, seed, kind, nan, block):
+    if block is not None:
+        monkeypatch.setattr(treelib.levelwise, "BLOCK", block)
+    g, X, stats, node_rows = level_data(seed, kind, nan, weighted=seed % 2 == 1)
+    m, p = len(node_rows), X.shape[1]
+    ranks = torch.stack([torch.randperm(p, generator=g) for _ in range(m)])
+    ranks[1, ranks[1] == 0] = p  # a feature node 1 does not search
+    rules = StoppingRules(min_samples_leaf=1 + seed % 3, min_weight_leaf=float(seed % 2))
+    xs, sorted_stats, sizes, total = level_layout(X, stats, node_rows)
+    search = level_candidates_missing if nan else level_candidates
+    node, f, threshold, left, *missing = search(xs, sorted_stats, sizes, total, ranks, rules, kind)
+    node, by_node = torch.sort(node)  # (with NaN: found block by block)
+    f, threshold, left = f[by_node], threshold[by_node], left[:, by_node]
+    missing = [learned[by_node] for learned in missing]
+    found = level_candidates_reference(X, stats, node_rows, ranks, rules, kind)
+    assert node.tolist() == [t for t, _, _ in found]
+    assert f.tolist() == [split.feature for _, split, _ in found]
+    assert threshold.tolist() == [split.threshold for _, split, _ in found]
+    reference_left = torch.stack([lf for _, _, lf in found], 1)
+    tol = tie_tolerance(total, kind).index_select(0, node)
+    assert ((left - reference_left).abs() <= tol).all()
+    if nan:  # where the node saw NaN in the feature, the side it learned
+        learned = missing[0] >= 0
+        sides = torch.tensor([split.missing_left for _, split, _ in found])
+        assert torch.equal((missing[0] == 1)[learned], sides[learned])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", ["gini", "squared_error"])
+@pytest.mark.parametrize("nan", [False, True])
+def test_histograms_agree_with_one_node_at_a_time(seed, kind, nan):
+    """HistogramSearch.histograms (one bincount for a batch of nodes) and a node's
+    histogram built feature by feature; class counts in int or float32, exact."""
+    weighted = seed % 3
+    g, X, stats, node_rows = level_data(seed, kind, nan, weighted=weighted == 1)
+    if weighted == 2:  # fractional weights (regression: float64 sums, in the same order)
+        stats = stats * torch.rand(stats.shape[1], generator=g, dtype=torch.float64)
+    bins = bin_columns(X, 3 if seed % 2 else 255)  # (few bins: values share them)
+    search = HistogramSearch(X, stats, criterion=kind, bins=bins)
+    rows = torch.cat(node_rows)
+    local = torch.repeat_interleave(
+        torch.arange(len(node_rows)), torch.tensor([len(r) for r in node_rows])
+    )
+    fast, _ = search.histograms(rows, local, len(node_rows))
+    reference = torch.stack(
+        [node_histogram_reference(bins.codes, stats, r, search.n_bins) for r in node_rows], 1
+    )
+    assert torch.equal(fast.double(), reference)
