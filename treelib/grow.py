@@ -23,7 +23,7 @@ from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named
     too_small_a_decrease,
 )
 from .split import best_split
-from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
+from .tree_structure import TREE_LEAF, TREE_UNDEFINED, NodeTable
 
 
 def draw_features(X, max_features, key):
@@ -192,23 +192,25 @@ def grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes):
     return tree_of(nodes, X.device)
 
 
+# a node dict's short names of the Tree's fields (its other keys are the fields' own names)
+NODE_FIELDS = dict(
+    left="children_left",
+    right="children_right",
+    n="n_node_samples",
+    weight="weighted_n_node_samples",
+    missing_left="missing_go_to_left",
+)
+
+
 def tree_of(nodes, device):
     """A :class:`Tree` from a list of node dicts (the node id is the list index).
 
     A node's value has shape (n_values,), or (n_outputs, n_values) with
-    several outputs (Chapter 3).
+    several outputs (Chapter 3). The dicts of :func:`evaluate_node` fill a
+    :class:`treelib.tree_structure.NodeTable` row by row (:data:`NODE_FIELDS`:
+    their short names of the Tree's fields).
     """
-    value = torch.stack([n["value"] for n in nodes])
-    return Tree(
-        device=device,
-        children_left=[n["left"] for n in nodes],
-        children_right=[n["right"] for n in nodes],
-        feature=[n["feature"] for n in nodes],
-        threshold=[n["threshold"] for n in nodes],
-        value=value.unsqueeze(1) if value.dim() == 2 else value,
-        impurity=[n["impurity"] for n in nodes],
-        n_node_samples=[n["n"] for n in nodes],
-        weighted_n_node_samples=[n["weight"] for n in nodes],
-        categorical=[n["categorical"] for n in nodes],
-        missing_go_to_left=[n["missing_left"] for n in nodes],
-    )
+    table = NodeTable()
+    for node in nodes:
+        table.add(**{NODE_FIELDS.get(name, name): value for name, value in node.items()})
+    return table.to_tree(device)

@@ -55,7 +55,7 @@ from .rules import (
     weighted_decrease,
 )
 from .split import split_scores
-from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
+from .tree_structure import TREE_LEAF, TREE_UNDEFINED, NodeTable, Tree  # noqa: F401  (named)
 
 
 def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
@@ -719,23 +719,20 @@ def assemble_trees(levels, device=None):
         return in_preorder(torch.cat([level[name] for level in levels]))
 
     root = torch.repeat_interleave(roots, sizes)  # each node's root id
-    arrays = dict(
+    table = NodeTable(
         children_left=in_preorder(torch.cat(fields["left"])),
         children_right=in_preorder(torch.cat(fields["right"])),
         feature=gather("feature"),
         threshold=gather("threshold"),
-        value=gather("value").unsqueeze(1),
+        value=gather("value"),
         impurity=gather("impurity"),
         n_node_samples=gather("n"),
         weighted_n_node_samples=gather("weight"),
-        categorical=torch.zeros(n_nodes, dtype=torch.bool),
     )
+    arrays = table.columns
     if any("missing_left" in level for level in levels):  # a search that saw NaN
         arrays["missing_go_to_left"] = missing_sides(levels, arrays, in_preorder)
     for name in ("children_left", "children_right"):  # ids from each tree's root
         children = arrays[name]
         arrays[name] = torch.where(children >= 0, children - root, children)
-    parts = {name: values.split(sizes.tolist()) for name, values in arrays.items()}
-    return [
-        Tree(device=device, **{name: parts[name][t] for name in arrays}) for t in range(len(sizes))
-    ]
+    return [part.to_tree(device) for part in table.split(sizes.tolist())]

@@ -333,3 +333,51 @@ class Tree:
         importances /= self.weighted_n_node_samples[0]
         total = importances.sum()
         return importances / total if normalize and total > 0 else importances
+
+
+class NodeTable:
+    """The nodes of a tree being built, as the columns of a :class:`Tree`.
+
+    Introduced in Chapter 7. The one place where a builder's nodes become a
+    :class:`Tree`: the recursive and best-first builders fill it row by row
+    (:meth:`add`, :func:`treelib.grow.tree_of`), the level-wise ones column
+    by column (``NodeTable(**columns)``, :func:`treelib.levelwise.assemble_trees`).
+    Its columns are :attr:`Tree.FIELDS`; a row leaves out what a leaf needs
+    not say (:attr:`LEAF`), and a table without ``categorical`` has none, one
+    without ``missing_go_to_left`` sends a NaN to the bigger child
+    (:class:`Tree`). ``value`` holds one row ``(n_values,)`` per node, or
+    ``(n_outputs, n_values)`` with several outputs (Chapter 3).
+    """
+
+    LEAF = dict(
+        children_left=TREE_LEAF, children_right=TREE_LEAF, feature=TREE_UNDEFINED,
+        threshold=float(TREE_UNDEFINED), categorical=False, missing_go_to_left=False,
+    )  # fmt: skip
+
+    def __init__(self, **columns):
+        unknown = set(columns) - set(Tree.FIELDS)
+        if unknown:
+            raise ValueError(f"Not a field of Tree: {sorted(unknown)}")
+        self.columns = columns
+
+    def add(self, **row):
+        """Append one node (a row); the fields it leaves out are a leaf's (:attr:`LEAF`)."""
+        for name in Tree.FIELDS:
+            self.columns.setdefault(name, []).append(row[name] if name in row else self.LEAF[name])
+
+    def split(self, sizes):
+        """Consecutive tables of ``sizes`` nodes each (the trees of a forest, one after another)."""
+        parts = {name: column.split(sizes) for name, column in self.columns.items()}
+        return [
+            NodeTable(**{name: part[t] for name, part in parts.items()}) for t in range(len(sizes))
+        ]
+
+    def to_tree(self, device=None):
+        """The :class:`Tree` of these nodes (it predicts on ``device``; None: the CPU)."""
+        columns = dict(self.columns)
+        value = columns["value"]
+        value = torch.stack(value) if isinstance(value, list) else value
+        columns["value"] = value.unsqueeze(1) if value.dim() == 2 else value  # (one output)
+        if "categorical" not in columns:
+            columns["categorical"] = torch.zeros(len(value), dtype=torch.bool)
+        return Tree(device=device, **columns)
