@@ -17,7 +17,7 @@ path; ``ccp_alpha`` keeps the last subtree whose ``g`` is at most ``ccp_alpha``.
 
 import numpy as np
 
-from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
+from .tree_structure import TREE_LEAF, TREE_UNDEFINED, NodeTable
 
 
 def _parents(tree):
@@ -138,9 +138,7 @@ def prune(tree, ccp_alpha):
     new_id = np.full(tree.node_count, TREE_LEAF, dtype=np.intp)
     new_id[old_ids] = np.arange(len(old_ids))
     leaf = is_leaf[old_ids]
-    return Tree(
-        device=tree.device,
-        n_features=tree.n_features,
+    pruned = NodeTable(
         children_left=np.where(leaf, TREE_LEAF, new_id[tree.children_left[old_ids]]),
         children_right=np.where(leaf, TREE_LEAF, new_id[tree.children_right[old_ids]]),
         feature=np.where(leaf, TREE_UNDEFINED, tree.feature[old_ids]),
@@ -150,4 +148,6 @@ def prune(tree, ccp_alpha):
         n_node_samples=tree.n_node_samples[old_ids],
         weighted_n_node_samples=tree.weighted_n_node_samples[old_ids],
         categorical=np.where(leaf, False, tree.categorical[old_ids]),
+        missing_go_to_left=np.where(leaf, 0, tree.missing_go_to_left[old_ids]),  # (as learned)
     )
+    return pruned.to_tree(tree.device, tree.n_features)

@@ -372,12 +372,12 @@ class NodeTable:
             NodeTable(**{name: part[t] for name, part in parts.items()}) for t in range(len(sizes))
         ]
 
-    def to_tree(self, device=None):
+    def to_tree(self, device=None, n_features=None):
         """The :class:`Tree` of these nodes (it predicts on ``device``; None: the CPU)."""
         columns = dict(self.columns)
         value = columns["value"]
         value = torch.stack(value) if isinstance(value, list) else value
-        columns["value"] = value.unsqueeze(1) if value.dim() == 2 else value  # (one output)
+        columns["value"] = value[:, None] if value.ndim == 2 else value  # (one output)
         if "categorical" not in columns:
             columns["categorical"] = torch.zeros(len(value), dtype=torch.bool)
-        return Tree(device=device, **columns)
+        return Tree(device=device, n_features=n_features, **columns)
