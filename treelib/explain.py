@@ -26,6 +26,8 @@ of it, are not additive).
 from itertools import combinations
 from math import factorial
 
+import warnings
+
 import numpy as np
 import torch
 from sklearn.base import is_classifier
@@ -139,6 +141,7 @@ def tree_expectation(model, x, known):
     known = set(int(j) for j in known)
     total = model.base.copy()
     for tree in model.trees:
+
         def walk(node, weight):
             if tree.left[node] == -1:
                 return weight * tree.value[node]
@@ -147,8 +150,10 @@ def tree_expectation(model, x, known):
             if f in known:
                 left = bool(
                     goes_left(
-                        torch.tensor(x[f]), tree.threshold[node],
-                        bool(tree.categorical[node]), bool(tree.missing_left[node]),
+                        torch.tensor(x[f]),
+                        tree.threshold[node],
+                        bool(tree.categorical[node]),
+                        bool(tree.missing_left[node]),
                     )
                 )
                 return walk(a if left else b, weight)
@@ -210,8 +215,14 @@ def _model_trees(model):
     if isinstance(model, _Trees):
         return model
     kinds = (
-        BaseDecisionTree, _SkBaseDecisionTree, BaseForest, _SkBaseForest,
-        BaseGradientBoosting, _SkBaseGradientBoosting, AdaBoostClassifier, _SkAdaBoostClassifier,
+        BaseDecisionTree,
+        _SkBaseDecisionTree,
+        BaseForest,
+        _SkBaseForest,
+        BaseGradientBoosting,
+        _SkBaseGradientBoosting,
+        AdaBoostClassifier,
+        _SkAdaBoostClassifier,
     )
     if not isinstance(model, kinds):
         raise TypeError(
@@ -301,7 +312,8 @@ class _Paths:
         d = model.n_features
         split_feature, split_threshold, split_cat, split_missing = [], [], [], []
         paths = []  # (nodes, lefts, ratios, value)
-        offset = 0
+        leaf_nodes, edges, roots = [], [], []
+        offset = node_offset = 0
         for tree in model.trees:
             internal = np.flatnonzero(tree.left != -1)
             gid = np.full(len(tree.left), -1)
@@ -311,19 +323,38 @@ class _Paths:
             split_threshold.append(tree.threshold[internal])
             split_cat.append(tree.categorical[internal])
             split_missing.append(tree.missing_left[internal])
-            stack = [(0, [], [], [])]
+            # edges (child node, parent node, parent's split, went left, bit of the
+            # parent's feature among the path's distinct features, depth): the
+            # walk that :meth:`fail_bits` does one depth at a time
+            roots.append(node_offset)
+            stack = [(0, [], [], [], {})]
             while stack:
-                node, nodes, lefts, ratios = stack.pop()
+                node, nodes, lefts, ratios, order = stack.pop()
                 a = tree.left[node]
                 if a == -1:
                     paths.append((nodes, lefts, ratios, tree.value[node]))
+                    leaf_nodes.append(node_offset + node)
                     continue
                 b = tree.right[node]
                 c = tree.cover[node]
-                step = (int(gid[node]), int(tree.feature[node]))
+                f = int(tree.feature[node])
+                step = (int(gid[node]), f)
+                if f not in order:
+                    order = {**order, f: len(order)}
                 for child, left in ((b, False), (a, True)):
                     ratio = tree.cover[child] / c if c > 0 else 0.0
-                    stack.append((child, nodes + [step], lefts + [left], ratios + [ratio]))
+                    edges.append(
+                        (
+                            node_offset + child,
+                            node_offset + node,
+                            gid[node],
+                            left,
+                            order[f],
+                            len(nodes),
+                        )
+                    )
+                    stack.append((child, nodes + [step], lefts + [left], ratios + [ratio], order))
+            node_offset += len(tree.left)
         P = len(paths)
         D = max(1, max(len(p[0]) for p in paths))
         node = np.zeros((P, D), np.int64)
@@ -354,7 +385,12 @@ class _Paths:
         self.device = torch.device(device)
         self.d, self.P, self.D, self.Lmax = d, P, D, Lmax
         self.L = t(L)
-        self.node, self.went_left, self.node_mask, self.elem = t(node), t(went_left), t(node_mask), t(elem)
+        self.node, self.went_left, self.node_mask, self.elem = (
+            t(node),
+            t(went_left),
+            t(node_mask),
+            t(elem),
+        )
         self.feature, self.zero = t(feature), t(zero)
         self.value = t(np.stack([p[3] for p in paths]))  # (P, K)
         self.split_feature = t(np.concatenate(split_feature).astype(np.int64))
@@ -363,6 +399,24 @@ class _Paths:
         self.split_missing = t(np.concatenate(split_missing))
         self.elem_mask = torch.arange(Lmax, device=self.device) < self.L[:, None]
         self.base = t(model.base)
+        self.n_nodes = node_offset
+        self.leaf_node = t(np.asarray(leaf_nodes, np.int64))
+        edges = np.asarray(edges, dtype=np.int64).reshape(-1, 6)
+        self.bit_dtype = torch.int32 if Lmax < 31 else torch.int64
+        self.roots = t(np.asarray(roots, np.int64))
+        self.levels = []
+        for depth in range(D):
+            e = edges[edges[:, 5] == depth]
+            if len(e):
+                self.levels.append(
+                    (
+                        t(e[:, 0]),
+                        t(e[:, 1]),
+                        t(e[:, 2]),
+                        t(e[:, 3].astype(bool)),
+                        t(1 << e[:, 4]).to(self.bit_dtype),
+                    )
+                )
 
     def ones(self, X):
         """``o[n, p, j]``: does sample n satisfy every split of path p on its j-th feature?
@@ -378,6 +432,24 @@ class _Paths:
         fails.scatter_add_(2, self.elem.expand(X.shape[0], -1, -1), fail.to(torch.uint8))
         return (fails == 0) & self.elem_mask
 
+    def fail_bits(self, X):
+        """For every leaf p, the bit pattern of the path features that X does *not* pass: (n, P).
+
+        One depth at a time, a node's pattern is its parent's OR the bit of the
+        parent's feature when X went the other way at the parent's split (OR, not a
+        sum: a feature split on twice on a path may fail twice). Equivalent to
+        :meth:`ones` (bit j clear where ``ones[..., j]``), with far less work.
+        """
+        left = goes_left(
+            X[:, self.split_feature], self.split_threshold, self.split_cat, self.split_missing
+        )  # (n, n_splits)
+        acc = torch.empty(X.shape[0], self.n_nodes, dtype=self.bit_dtype, device=X.device)
+        acc[:, self.roots] = 0
+        for child, parent, split, went_left, bit in self.levels:
+            failed = left[:, split] != went_left
+            acc[:, child] = acc[:, parent] | (failed * bit)
+        return acc[:, self.leaf_node]
+
     def predict(self, X):
         """The model's output (n, K): the leaf each tree sends X to, summed."""
         reached = self.ones(X).sum(2) == self.L  # (n, P)
@@ -391,7 +463,9 @@ class _Paths:
 
 def _weights(L, device):
     """``w[s] = s! (L-1-s)! / L!`` for s = 0 .. L-1."""
-    return torch.tensor([shapley_weight(s, L) for s in range(L)], dtype=torch.float64, device=device)
+    return torch.tensor(
+        [shapley_weight(s, L) for s in range(L)], dtype=torch.float64, device=device
+    )
 
 
 def _products(z, o):
@@ -520,6 +594,69 @@ class _PathTables:
         return self.flat[index]
 
 
+class _RowTable:
+    """Every leaf's Shapley values for every pattern, as rows of width ``d * K``.
+
+    Row ``start[p] + b`` holds the values leaf ``p`` gives the d features (K
+    outputs each) when the sample passes the path features of bit pattern
+    ``b``: a sample's SHAP values are the sum of one row per leaf, a product
+    of a sparse matrix of ones (one per sample and leaf) with the table.
+    """
+
+    def __init__(self, paths, max_bytes=2**31):
+        dev, d, K = paths.device, paths.d, paths.value.shape[1]
+        L = paths.L
+        sizes = 2**L
+        n_rows = int(sizes.sum())
+        if n_rows * d * K * 8 > max_bytes:
+            raise ValueError(
+                f"The trees' paths split on up to {int(L.max())} distinct features: the table of"
+                f" their {n_rows} patterns would take {n_rows * d * K * 8 / 2**30:.1f} GiB."
+                " Limit the trees' depth (max_depth) to explain them."
+            )
+        self.start = torch.zeros(paths.P, dtype=torch.int64, device=dev)
+        self.start[1:] = torch.cumsum(sizes, 0)[:-1]
+        self.full = sizes - 1
+        rows = torch.zeros(n_rows, d * K, dtype=torch.float64, device=dev)
+        for length in torch.unique(L).tolist():
+            if length == 0:
+                continue
+            idx = torch.nonzero(L == length).ravel()
+            table = _shap_table(paths.zero[idx, :length])  # (P_L, B, L)
+            B = 2**length
+            row = (self.start[idx, None] + torch.arange(B, device=dev))[:, :, None]  # (P_L, B, 1)
+            for k in range(K):
+                col = (paths.feature[idx, None, :length] * K + k).expand(-1, B, -1)
+                vals = table * paths.value[idx, k, None, None]
+                rows.index_put_((row.expand(-1, -1, length), col), vals, accumulate=True)
+        self.rows = rows
+
+    def _ones(self, size, device):
+        if getattr(self, "_ones_cache", None) is None or self._ones_cache.numel() < size:
+            self._ones_cache = torch.ones(size, dtype=torch.float64, device=device)
+        return self._ones_cache[:size]
+
+    def shap_values(self, paths, X):
+        """phi (n, d, K) of float64 tensor X."""
+        n, d, K = X.shape[0], paths.d, paths.value.shape[1]
+        out = torch.empty(n, d * K, dtype=torch.float64, device=X.device)
+        step = max(1, 2**24 // max(1, paths.n_nodes))
+        for a in range(0, n, step):
+            row = self.start + (self.full ^ paths.fail_bits(X[a : a + step]))  # (b, P)
+            b, P = row.shape
+            # one row of the table per (sample, leaf), summed: a sparse (b, n_rows)
+            # matrix of ones times the table (columns sorted: leaves' rows are in order)
+            pick = torch.sparse_csr_tensor(
+                torch.arange(0, b * P + 1, P, device=X.device),
+                row.reshape(-1),
+                self._ones(b * P, X.device),
+                size=(b, self.rows.shape[0]),
+                check_invariants=False,
+            )
+            out[a : a + step] = torch.sparse.mm(pick, self.rows)
+        return out.reshape(n, d, K)
+
+
 def _chunk_rows(n_paths, n_lmax, budget=2**24):
     """Rows per batch so that one (rows, P, Lmax) tensor holds about ``budget`` entries."""
     return max(1, budget // max(1, n_paths * n_lmax))
@@ -567,7 +704,9 @@ def _interventional_shap(paths, X, background):
     m = background.shape[0]
     o_r = paths.ones(background)  # (m, P, Lmax)
     fact = torch.tensor(
-        [float(factorial(i)) for i in range(2 * paths.Lmax + 2)], dtype=torch.float64, device=X.device
+        [float(factorial(i)) for i in range(2 * paths.Lmax + 2)],
+        dtype=torch.float64,
+        device=X.device,
     )
     out = torch.zeros(n, d + 1, K, dtype=torch.float64, device=X.device)
     cols = paths.feature.reshape(-1)
@@ -683,8 +822,8 @@ class TreeExplainer:
         if self.feature_perturbation == "interventional":
             return self._shape(_interventional_shap(self._paths, X, self._tensor(self.data)))
         if self._tables is None:
-            self._tables = _PathTables(self._paths)
-        return self._shape(_path_dependent_shap(self._paths, self._tables, X))
+            self._tables = _RowTable(self._paths)
+        return self._shape(self._tables.shap_values(self._paths, X))
 
     def shap_interaction_values(self, X):
         """SHAP interaction values (path-dependent): (n, d, d) or (n, d, d, K).
