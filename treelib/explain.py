@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from sklearn.base import is_classifier
 from sklearn.ensemble import AdaBoostClassifier as _SkAdaBoostClassifier
+from sklearn.ensemble import RandomForestRegressor as _SkRandomForestRegressor
 from sklearn.ensemble._forest import BaseForest as _SkBaseForest
 from sklearn.ensemble._gb import BaseGradientBoosting as _SkBaseGradientBoosting
 from sklearn.exceptions import NotFittedError
@@ -849,3 +850,193 @@ class TreeExplainer:
         """What the values explain, for X: (n,) or (n, K) (probabilities, raw scores...)."""
         X = self._tensor(_check_X(X, self._trees, self._trees.allow_nan))
         return self._shape(self._paths.predict(X))
+
+
+# --------------------------------------------------------------------------
+# Partial dependence and ICE
+# --------------------------------------------------------------------------
+
+
+def _grid(X, features, percentiles, grid_resolution):
+    """scikit-learn's grid: each feature's unique values if fewer than ``grid_resolution``,
+    else ``grid_resolution`` points evenly spaced between its ``percentiles``."""
+    from scipy.stats.mstats import mquantiles
+
+    if len(percentiles) != 2 or not 0 <= percentiles[0] < percentiles[1] <= 1:
+        raise ValueError("'percentiles' must be an increasing pair of values in [0, 1].")
+    if grid_resolution <= 1:
+        raise ValueError("'grid_resolution' must be strictly greater than 1.")
+    values = []
+    for f in features:
+        column = X[:, f]
+        uniques = np.unique(column)
+        if uniques.shape[0] < grid_resolution:
+            values.append(uniques)
+            continue
+        low, high = mquantiles(column, prob=percentiles, axis=0)
+        if np.allclose(low, high):
+            raise ValueError(
+                "percentiles are too close to each other, unable to build the grid."
+                " Please choose percentiles that are further apart."
+            )
+        values.append(np.linspace(low, high, num=grid_resolution, endpoint=True))
+    mesh = np.meshgrid(*values, indexing="ij")
+    return np.stack([m.ravel() for m in mesh], axis=1), values
+
+
+_RECURSION = (
+    "DecisionTreeRegressor, RandomForestRegressor, ExtraTreesRegressor (treelib's),"
+    " GradientBoostingClassifier, GradientBoostingRegressor"
+)
+
+
+def _supports_recursion(model):
+    """Gradient boosting, and the regression trees and forests (as scikit-learn's list)."""
+    if isinstance(model, (BaseGradientBoosting, _SkBaseGradientBoosting)):
+        return True
+    if is_classifier(model) or not hasattr(model, "predict"):
+        return False
+    return isinstance(
+        model, (BaseDecisionTree, _SkBaseDecisionTree, BaseForest, _SkRandomForestRegressor)
+    )
+
+
+def _recursion(model, grid, features, device="cpu"):
+    """The tree average of every grid point, Friedman's weighted traversal: (K, n_points).
+
+    At a split on a target feature, follow the grid point; at any other split,
+    take both sides weighted by the training weight that went each way. Each
+    leaf's weight is a product along its path: its target features' pass bits
+    times the other features' cover fractions ``z``. As scikit-learn's
+    ``method="recursion"``, gradient boosting's initial prediction is left out.
+    """
+    trees = _model_trees(model)
+    paths = _Paths(trees, device)
+    X = np.zeros((grid.shape[0], trees.n_features))
+    X[:, features] = grid
+    X = torch.as_tensor(X.astype(np.float32).astype(np.float64), device=paths.device)
+    target = torch.zeros(trees.n_features + 1, dtype=torch.bool, device=paths.device)
+    target[torch.as_tensor(features, device=paths.device)] = True
+    ones = paths.ones(X)  # (G, P, Lmax)
+    factor = torch.where(target[paths.feature], ones.to(torch.float64), paths.zero)
+    factor = torch.where(paths.elem_mask, factor, 1.0)
+    return (factor.prod(2) @ paths.value).T.cpu().numpy()
+
+
+def _brute(model, X, grid, features, response_method, sample_weight):
+    """Predictions with the target features set to each grid point: (n, n_points, K)."""
+    if not is_classifier(model):
+        respond = model.predict
+    elif response_method == "predict_proba" or (
+        response_method == "auto" and hasattr(model, "predict_proba")
+    ):
+        respond = model.predict_proba
+    else:
+        respond = model.decision_function
+    out = []
+    X_eval = X.copy()
+    for point in grid:
+        X_eval[:, features] = point
+        pred = np.asarray(respond(X_eval), dtype=np.float64)
+        if pred.ndim == 1:
+            pred = pred[:, None]
+        elif is_classifier(model) and pred.shape[1] == 2:
+            pred = pred[:, 1:]  # two classes: the positive class only (as scikit-learn)
+        out.append(pred)
+    return np.stack(out, axis=1)
+
+
+def partial_dependence(
+    model,
+    X,
+    features,
+    *,
+    sample_weight=None,
+    response_method="auto",
+    percentiles=(0.05, 0.95),
+    grid_resolution=100,
+    method="auto",
+    kind="average",
+):
+    """Partial dependence and ICE, as ``sklearn.inspection.partial_dependence``. Chapter 10.
+
+    ``average`` is the mean prediction with the target features set to each
+    grid value (over the rows of ``X``); ``individual`` (ICE) keeps each row.
+    ``method="recursion"`` computes the average from the trees alone (no
+    prediction), see :func:`_recursion`; ``"brute"`` predicts every row at
+    every grid point, for any model; ``"auto"`` takes recursion where it
+    applies (kind "average", no sample weights, a tree regressor, forest
+    regressor or gradient boosting).
+
+    Parameters
+    ----------
+    model : fitted estimator
+    X : array-like of shape (n_samples, n_features)
+    features : int or sequence of int
+        One feature, or several whose joint grid is evaluated.
+    sample_weight : array-like of shape (n_samples,) or None (brute only)
+    response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
+    percentiles : tuple of two floats, default=(0.05, 0.95)
+    grid_resolution : int, default=100
+    method : {"auto", "recursion", "brute"}, default="auto"
+    kind : {"average", "individual", "both"}, default="average"
+
+    Returns
+    -------
+    Bunch
+        ``grid_values`` (one array per feature), ``average`` of shape
+        (n_outputs, n_values_0, ...) and/or ``individual`` of shape
+        (n_outputs, n_samples, n_values_0, ...).
+    """
+    if method not in ("auto", "recursion", "brute"):
+        raise ValueError(f"method must be 'auto', 'recursion' or 'brute', got {method!r}.")
+    if kind not in ("average", "individual", "both"):
+        raise ValueError(f"kind must be 'average', 'individual' or 'both', got {kind!r}.")
+    if response_method not in ("auto", "predict_proba", "decision_function"):
+        raise ValueError(f"Invalid response_method {response_method!r}.")
+    check_is_fitted(model)
+    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+    features = np.atleast_1d(np.asarray(features))
+    if features.dtype.kind not in "iu" or np.any(features < 0) or np.any(features >= X.shape[1]):
+        raise ValueError(f"all features must be integers in [0, {X.shape[1] - 1}]")
+    features = features.astype(np.int64)
+    if not is_classifier(model) and response_method != "auto":
+        raise ValueError(
+            "The response_method parameter is ignored for regressors and must be 'auto'."
+        )
+    if kind != "average":
+        if method == "recursion":
+            raise ValueError("The 'recursion' method only applies when 'kind' is set to 'average'")
+        method = "brute"
+    if method == "recursion" and sample_weight is not None:
+        raise ValueError("The 'recursion' method can only be applied when sample_weight is None.")
+    if method == "auto":
+        method = "recursion" if sample_weight is None and _supports_recursion(model) else "brute"
+    if method == "recursion":
+        if not _supports_recursion(model):
+            raise ValueError(
+                f"Only the following estimators support the 'recursion' method: {_RECURSION}."
+                " Try using method='brute'."
+            )
+        if response_method not in ("auto", "decision_function"):
+            raise ValueError(
+                "With the 'recursion' method, the response_method must be 'decision_function'."
+                f" Got {response_method}."
+            )
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.shape != (X.shape[0],):
+            raise ValueError("sample_weight must have shape (n_samples,).")
+    grid, values = _grid(X, features, percentiles, grid_resolution)
+    shape = [len(v) for v in values]
+    result = Bunch(grid_values=values)
+    if method == "recursion":
+        result["average"] = _recursion(model, grid, features).reshape(-1, *shape)
+        return result
+    predictions = _brute(model, X, grid, features, response_method, sample_weight)  # (n, G, K)
+    average = np.average(predictions, axis=0, weights=sample_weight)  # (G, K)
+    if kind in ("average", "both"):
+        result["average"] = average.T.reshape(-1, *shape)
+    if kind in ("individual", "both"):
+        result["individual"] = predictions.transpose(2, 0, 1).reshape(-1, X.shape[0], *shape)
+    return result
