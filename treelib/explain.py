@@ -26,8 +26,6 @@ of it, are not additive).
 from itertools import combinations
 from math import factorial
 
-import warnings
-
 import numpy as np
 import torch
 from sklearn.base import is_classifier
@@ -140,6 +138,7 @@ def tree_expectation(model, x, known):
     if not isinstance(model, _Trees):
         model = _model_trees(model)
     known = set(int(j) for j in known)
+    x = np.asarray(x, dtype=np.float32).astype(np.float64)  # what the trees compare (float32)
     total = model.base.copy()
     for tree in model.trees:
 
@@ -762,10 +761,10 @@ class TreeExplainer:
 
     Attributes
     ----------
-    expected_value : ndarray of shape (1,), float or list of floats
-        The mean output the values start from; the same type as shap's:
-        path-dependent one output: array of shape (1,); interventional one
-        output: a float; several outputs (classes): a list.
+    expected_value : ndarray of shape (1,) or (K,), or float
+        The mean output the values start from, as shap's when it is built:
+        path-dependent, one output: an array of shape (1,); interventional,
+        one output: a float; K outputs (classes): an array of shape (K,).
     """
 
     def __init__(self, model, data=None, feature_perturbation=None, device="cpu"):
@@ -798,7 +797,7 @@ class TreeExplainer:
 
     def _shape_expected(self, ev, scalar):
         if self._trees.multi:
-            return [np.float64(v) for v in ev]
+            return np.asarray(ev)
         return np.float64(ev[0]) if scalar else np.asarray(ev)
 
     def _tensor(self, X):
