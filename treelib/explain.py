@@ -141,27 +141,27 @@ def tree_expectation(model, x, known):
     x = np.asarray(x, dtype=np.float32).astype(np.float64)  # what the trees compare (float32)
     total = model.base.copy()
     for tree in model.trees:
-
-        def walk(node, weight):
-            if tree.left[node] == -1:
-                return weight * tree.value[node]
-            a, b = tree.left[node], tree.right[node]
-            f = tree.feature[node]
-            if f in known:
-                left = bool(
-                    goes_left(
-                        torch.tensor(x[f]),
-                        tree.threshold[node],
-                        bool(tree.categorical[node]),
-                        bool(tree.missing_left[node]),
-                    )
-                )
-                return walk(a if left else b, weight)
-            cover = tree.cover[node]
-            return walk(a, weight * tree.cover[a] / cover) + walk(b, weight * tree.cover[b] / cover)
-
-        total = total + walk(0, 1.0)
+        total = total + _walk(tree, x, known, 0, 1.0)
     return total if model.n_outputs > 1 else float(total[0])
+
+
+def _walk(tree, x, known, node, weight):
+    """:func:`tree_expectation` below ``node``, reached with probability ``weight``."""
+    if tree.left[node] == -1:
+        return weight * tree.value[node]
+    a, b, f = tree.left[node], tree.right[node], tree.feature[node]
+    if f in known:
+        left = goes_left(
+            torch.tensor(x[f]),
+            tree.threshold[node],
+            bool(tree.categorical[node]),
+            bool(tree.missing_left[node]),
+        )
+        return _walk(tree, x, known, a if bool(left) else b, weight)
+    cover = tree.cover[node]
+    return _walk(tree, x, known, a, weight * tree.cover[a] / cover) + _walk(
+        tree, x, known, b, weight * tree.cover[b] / cover
+    )
 
 
 # --------------------------------------------------------------------------
@@ -744,7 +744,7 @@ def _check_X(X, model, allow_nan, name="TreeExplainer"):
 
 
 class TreeExplainer:
-    """SHAP values of a tree model, as ``shap.TreeExplainer`` computes them. Introduced in Chapter 10.
+    """SHAP values of a tree model, as ``shap.TreeExplainer`` computes them (Chapter 10).
 
     Parameters
     ----------
