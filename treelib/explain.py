@@ -662,20 +662,6 @@ def _chunk_rows(n_paths, n_lmax, budget=2**24):
     return max(1, budget // max(1, n_paths * n_lmax))
 
 
-def _path_dependent_shap(paths, tables, X):
-    """phi (n, d, K) for float64 tensor X."""
-    n, d, K = X.shape[0], paths.d, paths.value.shape[1]
-    out = torch.zeros(n, d + 1, K, dtype=torch.float64, device=X.device)
-    cols = paths.feature.reshape(-1)
-    step = _chunk_rows(paths.P, paths.Lmax)
-    for a in range(0, n, step):
-        vals = tables.lookup(paths.ones(X[a : a + step]))  # (b, P, Lmax)
-        for k in range(K):
-            contrib = (vals * paths.value[:, k, None]).reshape(vals.shape[0], -1)
-            out[a : a + step, :, k].index_add_(1, cols, contrib)
-    return out[:, :d]
-
-
 def _path_dependent_interactions(paths, tables, X):
     """Phi (n, d, d, K) for float64 tensor X."""
     n, d, K = X.shape[0], paths.d, paths.value.shape[1]
