@@ -4,7 +4,7 @@ The companion package of the book "Decision Trees from Scratch in PyTorch".
 Each public object's docstring names the chapter that introduces it.
 """
 
-from . import datasets
+from . import datasets, explain
 from ._show_versions import show_versions
 from .boosting import AdaBoostClassifier, AdaBoostRegressor
 from .criteria import entropy, gini, squared_error
@@ -20,6 +20,7 @@ from .tree_structure import Tree
 __version__ = "0.2.0"
 __all__ = [
     "datasets",
+    "explain",
     "AdaBoostClassifier",
     "AdaBoostRegressor",
     "DecisionStump",
