@@ -195,3 +195,37 @@ def test_balanced_weights_equal_scikit_learn_with_sample_weights():
             "balanced", classes=np.arange(3), y=y, sample_weight=weights
         )
         np.testing.assert_allclose(balanced_weights(y, weights), expected, rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["RandomForestClassifier", "ExtraTreesClassifier"])
+@pytest.mark.parametrize("n_outputs", [1, 2])
+def test_validate_y_class_weight_is_scikit_learns(name, n_outputs):
+    """scikit-learn's private ``_validate_y_class_weight``, called as its tests call it."""
+    rng = np.random.default_rng(n_outputs)
+    labels = [np.array(["ant", "bee", "cat"]), np.array(["x", "y", "z"])]
+    y = np.stack([c[rng.integers(0, 3, 30)] for c in labels], axis=1)[:, :n_outputs]
+    weights = [{"ant": 1.0, "bee": 2.5, "cat": 0.5}, {"x": 3.0, "y": 1.0, "z": 0.25}]
+    settings = [
+        dict(class_weight=None),
+        dict(class_weight=weights[0] if n_outputs == 1 else weights),
+        dict(class_weight="balanced"),
+        dict(class_weight="balanced_subsample", bootstrap=False),
+        dict(class_weight="balanced_subsample", bootstrap=True),
+    ]
+    ours_cls = getattr(__import__("treelib"), name)
+    theirs_cls = getattr(ensemble, name)
+    for sample_weight in (None, rng.integers(1, 5, 30).astype(float)):
+        for params in settings:
+            ours, theirs = ours_cls(**params), theirs_cls(**params)
+            for forest in (ours, theirs):
+                forest._n_samples, forest.n_outputs_ = y.shape
+            codes, expanded = ours._validate_y_class_weight(y, sample_weight)
+            their_codes, their_expanded = theirs._validate_y_class_weight(y, sample_weight)
+            np.testing.assert_array_equal(codes, their_codes)
+            if their_expanded is None:
+                assert expanded is None
+            else:
+                np.testing.assert_array_equal(expanded, their_expanded)
+            np.testing.assert_array_equal(ours.n_classes_, theirs.n_classes_)
+            for a, b in zip(ours.classes_, theirs.classes_, strict=True):
+                np.testing.assert_array_equal(a, b)

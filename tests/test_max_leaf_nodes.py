@@ -4,9 +4,12 @@ The open node whose split has the largest improvement is split next; node ids
 follow creation order (both children of a split, left first), as scikit-learn's.
 """
 
+import struct
+
 import numpy as np
 import pytest
 from sklearn import ensemble
+from sklearn import tree as sktree
 from sklearn.datasets import make_classification, make_regression
 from sklearn_reference import (
     assert_same_tree,
@@ -127,3 +130,21 @@ def test_invalid_max_leaf_nodes_raises(value):
         DecisionTreeClassifier(max_leaf_nodes=value).fit(X, y)
     with pytest.raises(ValueError, match="max_leaf_nodes"):
         RandomForestClassifier(n_estimators=2, max_leaf_nodes=value).fit(X, y)
+
+
+def test_huge_max_leaf_nodes_raise_as_sklearn():
+    """scikit-learn's test_huge_allocations: a limit whose 2 L - 1 nodes no index can
+    number raises a MemoryError (scikit-learn cannot allocate its node arrays)."""
+    X, y = make_classification(n_samples=30, n_features=3, n_redundant=0, random_state=0)
+    n_bits = 8 * struct.calcsize("P")
+    for huge in (2 ** (n_bits + 1), 2 ** (n_bits - 1) - 1, 2 ** (n_bits - 2) + 1):
+        with pytest.raises(Exception) as theirs:
+            sktree.DecisionTreeClassifier(max_leaf_nodes=huge).fit(X, y)
+        assert isinstance(theirs.value, (MemoryError, OverflowError))
+        with pytest.raises(MemoryError, match="max_leaf_nodes=.*for no limit"):
+            DecisionTreeClassifier(max_leaf_nodes=huge).fit(X, y)
+        with pytest.raises(ValueError, match="max_leaf_nodes"):
+            RandomForestClassifier(n_estimators=2, max_leaf_nodes=huge).fit(X, y)
+    largest = 2 ** (n_bits - 2)  # 2 L - 1 nodes still fit an index: no limit in effect
+    tree = DecisionTreeClassifier(max_leaf_nodes=largest, random_state=0).fit(X, y)
+    assert tree.get_n_leaves() == DecisionTreeClassifier(random_state=0).fit(X, y).get_n_leaves()

@@ -127,6 +127,94 @@ def test_regressor_trees_equal_sklearn_on_tie_free_sets():
         np.testing.assert_allclose(ours.tree_.predict(X32), theirs.tree_.predict(X32), atol=1e-12)
 
 
+def median_or_poisson_set(criterion):
+    """:func:`regression_set` with positive targets for Poisson (counts for odd seeds)."""
+
+    def make(seed):
+        X, y = regression_set(seed)
+        if criterion == "poisson":
+            rng = np.random.default_rng(2000 + seed)
+            y = rng.poisson(np.exp(y / 4)) + 0.0 if seed % 2 else np.exp(y / 4)
+        return X, y
+
+    return make
+
+
+@pytest.mark.parametrize("criterion", ["absolute_error", "poisson"])
+def test_absolute_error_and_poisson_trees_equal_sklearn_on_tie_free_sets(criterion):
+    """scikit-learn's MAE and Poisson with several outputs: the outputs' mean impurity.
+
+    Every field of ``tree_``, depth-first and best-first, with and without weights.
+    """
+
+    def params_of(seed, y):
+        return {**regressor_params(seed, y), "criterion": criterion}
+
+    make = median_or_poisson_set(criterion)
+    for X, y, w, params, theirs in tie_free_cases(make, "regressor", params_of):
+        for tree_method in ("recursive", "hist"):  # (both grow it with the exact search)
+            ours = DecisionTreeRegressor(**params, tree_method=tree_method, random_state=0)
+            ours.fit(X, y, sample_weight=w)
+            assert_same_tree(ours, theirs, atol=1e-9)
+            inner = theirs.tree_.children_left >= 0
+            np.testing.assert_array_equal(ours.tree_.threshold[inner],
+                                          theirs.tree_.threshold[inner])  # fmt: skip
+            np.testing.assert_allclose(ours.tree_.impurity, theirs.tree_.impurity, rtol=1e-12)
+            assert ours.tree_.value.shape == theirs.tree_.value.shape == (
+                ours.tree_.node_count, y.shape[1], 1)  # fmt: skip
+        np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
+        assert ours.predict(X).shape == y.shape
+
+
+@pytest.mark.parametrize("criterion", ["absolute_error", "poisson"])
+def test_extra_tree_leaves_by_hand(criterion):
+    """Random splits (extra trees) with several outputs: each leaf holds, per output, the
+    weighted median (absolute error) or the weighted mean (Poisson) of its rows, and its
+    impurity is the outputs' mean absolute deviation or half Poisson deviance, averaged."""
+    X, y = median_or_poisson_set(criterion)(0)  # (continuous targets)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=len(y))
+    tree = DecisionTreeRegressor(
+        criterion=criterion, splitter="random", max_depth=4, random_state=0
+    )
+    leaves = tree.fit(X, y, sample_weight=w).apply(X)
+    assert tree.tree_.node_count > 7
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        yl, wl = y[rows], w[rows]
+        value, impurity = tree.tree_.value[leaf, :, 0], 0.0
+        for k in range(y.shape[1]):
+            if criterion == "absolute_error":
+                order = np.argsort(yl[:, k])
+                cumulative = np.cumsum(wl[order])
+                at = np.searchsorted(cumulative, cumulative[-1] / 2, side="right")
+                assert value[k] == yl[order[at], k] or np.isclose(  # (half reached exactly)
+                    cumulative[at - 1], cumulative[-1] / 2, rtol=1e-12)  # fmt: skip
+                impurity += np.dot(wl, np.abs(yl[:, k] - value[k])) / wl.sum()
+            else:
+                mean = np.dot(wl, yl[:, k]) / wl.sum()
+                assert value[k] == pytest.approx(mean, rel=1e-12)
+                impurity += np.dot(wl, yl[:, k] * np.log(yl[:, k] / mean)) / wl.sum()
+        assert tree.tree_.impurity[leaf] == pytest.approx(impurity / y.shape[1], rel=1e-9)
+
+
+@pytest.mark.parametrize("criterion", ["absolute_error", "poisson"])
+def test_forests_with_absolute_error_and_poisson_equal_sklearn(criterion):
+    # scikit-learn's bootstrap draws; all features at every node and leaves of >= 10
+    X, y = median_or_poisson_set(criterion)(2)
+    params = dict(n_estimators=8, criterion=criterion, max_features=None, min_samples_leaf=10,
+                  random_state=3, oob_score=True)  # fmt: skip
+    ours = RandomForestRegressor(**params).fit(X, y)
+    theirs = skensemble.RandomForestRegressor(**params).fit(X, y)
+    for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
+        assert_same_tree(a, b, atol=1e-9)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12)
+    np.testing.assert_allclose(ours.oob_prediction_, theirs.oob_prediction_, rtol=1e-12)
+    forest = ExtraTreesRegressor(n_estimators=3, criterion=criterion, max_depth=4, random_state=0)
+    predictions = forest.fit(X, y).predict(X)
+    assert predictions.shape == y.shape
+    np.testing.assert_allclose(predictions, np.mean([t.predict(X) for t in forest], axis=0))
+
+
 def test_pruned_multi_output_tree_equals_sklearn():
     X, y = classification_set(0)
     params = dict(min_samples_leaf=3, ccp_alpha=0.01)

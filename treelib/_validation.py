@@ -271,9 +271,32 @@ def check_max_depth(value):
     raise ValueError(f"max_depth must be None or an int >= 1; got {value!r}.")
 
 
+class TreeTooLargeError(MemoryError, ValueError):
+    """A tree whose nodes no array on this platform can index (Chapter 2).
+
+    A ``MemoryError``, as scikit-learn's, which fails to allocate such a tree's
+    node arrays, and a ``ValueError``, as treelib's other invalid parameters.
+    """
+
+
 def check_max_leaf_nodes(value):
-    """None (no limit, depth-first growth) or an int >= 2 (best-first growth)."""
+    """None (no limit, depth-first growth) or an int >= 2 (best-first growth).
+
+    A tree of ``L`` leaves has ``2 L - 1`` nodes, and scikit-learn allocates
+    arrays for that many before growing (a ``MemoryError``, or an
+    ``OverflowError`` past the largest index). treelib allocates node by node,
+    so a huge limit would only mean "no limit"; it is refused all the same
+    when ``2 L - 1`` is beyond the largest index of this platform
+    (``np.iinfo(np.intp).max``), as no tree can have that many nodes
+    (:class:`TreeTooLargeError`).
+    """
     if value is None or (_is_int(value) and value >= 2):
+        if value is not None and 2 * int(value) - 1 > np.iinfo(np.intp).max:
+            raise TreeTooLargeError(
+                f"max_leaf_nodes={value} asks for a tree of 2 * max_leaf_nodes - 1 nodes, "
+                f"more than this platform can index ({np.iinfo(np.intp).max}); "
+                "use max_leaf_nodes=None for no limit."
+            )
         return value
     raise ValueError(f"max_leaf_nodes must be None or an int >= 2; got {value!r}.")
 

@@ -13,12 +13,15 @@ whole grid of them at once:
 
 With several outputs (multi-output ``y``, Chapter 3) the statistics stack the
 outputs: one block of class counts per output (:class:`MultiOutputClassification`),
-or ``(sum w, sum w*y_1, ..., sum w*y_k, sum_j sum w*y_j**2)`` for squared error.
+or ``(sum w, sum w*y_1, ..., sum w*y_k, sum_j sum w*y_j**2)`` for squared error
+(:class:`MultiOutputSquaredError`), ``(sum w, sum w*y_1, ..., sum w*y_k,
+sum w y_1 log y_1, ..., sum w y_k log y_k)`` for Poisson (:class:`MultiOutputPoisson`).
 
 The absolute error (:class:`AbsoluteError`) is the exception: a median is not
 a sum, so its node statistics ``(W, sum w|y - median|, median)`` are computed
 from the node's samples, and only the exact (recursive and best-first)
-builders grow with it.
+builders grow with it; with several outputs, ``(W, E_1 + ... + E_k, median_1,
+..., median_k)`` (:class:`MultiOutputAbsoluteError`).
 """
 
 import math
@@ -422,6 +425,11 @@ class AbsoluteError(Criterion):
     absolute error. A median is not a sum: the statistics come from the
     samples (``summable = False``), every cut's children are computed afresh
     (``O(n log n)`` per feature, :func:`fenwick_errors`), and only the exact builders use it.
+
+    The statistics hold one row of targets per output (``(w, y_1, ..., y_k)``
+    per sample, ``(W, E, median_1, ..., median_k)`` per node, ``E`` summed over
+    the outputs in their order), so the same methods serve
+    :class:`MultiOutputAbsoluteError`; with one output they are the above.
     """
 
     name = "absolute_error"
@@ -430,18 +438,37 @@ class AbsoluteError(Criterion):
     exact_builders_only = True
 
     def per_sample(self, y, w, n_classes=None):
-        return torch.stack([w, y.to(torch.float64)])
+        """``(w, y)``, or ``(w, y_1, ..., y_k)`` for ``y`` of shape (n_samples, k)."""
+        y = y.to(torch.float64)
+        return torch.cat([w[None], y.reshape(len(y), -1).T])
+
+    @staticmethod
+    def combine(per_output):
+        """One ``(W, E, median)`` per output -> ``(W, E_1 + ... + E_k, median_1, ..., median_k)``.
+
+        The errors are added in output order, as scikit-learn's ``MAE`` adds them.
+        """
+        error = per_output[0][1]
+        for stats in per_output[1:]:
+            error = error + stats[1]
+        return torch.stack([per_output[0][0], error] + [stats[2] for stats in per_output])
 
     def node_stats(self, stats):
-        by_y = torch.argsort(stats[1], stable=True)
         every = torch.ones_like(stats[:1])  # (1, n): one row holding every sample
-        return weighted_median_and_error(stats[1, by_y], stats[0, by_y], every)[:, 0]
+        per_output = []
+        for y in stats[1:]:
+            by_y = torch.argsort(y, stable=True)
+            per_output.append(weighted_median_and_error(y[by_y], stats[0, by_y], every)[:, 0])
+        return self.combine(per_output)
 
     def masked_children(self, stats, left_mask):
-        by_y = torch.argsort(stats[1], stable=True)
-        w, y, mask = stats[0, by_y], stats[1, by_y], left_mask[by_y].T.to(torch.float64)
-        left = weighted_median_and_error(y, w, mask)
-        return left, weighted_median_and_error(y, w, 1.0 - mask)
+        left, right = [], []
+        for y in stats[1:]:
+            by_y = torch.argsort(y, stable=True)
+            w, y, mask = stats[0, by_y], y[by_y], left_mask[by_y].T.to(torch.float64)
+            left.append(weighted_median_and_error(y, w, mask))
+            right.append(weighted_median_and_error(y, w, 1.0 - mask))
+        return self.combine(left), self.combine(right)
 
     def ordered_children(self, sorted_stats):
         """Both children of every cut, as scikit-learn 1.9's ``MAE`` criterion rounds them.
@@ -456,25 +483,29 @@ class AbsoluteError(Criterion):
         """
         _, f, n = sorted_stats.shape
         device = sorted_stats.device  # (numpy: its cumulative sums are sequential)
-        w, y = sorted_stats[0].cpu().numpy(), sorted_stats[1].cpu().numpy()  # (f, n)
-        by_y = np.argsort(y, axis=1, kind="stable")
-        y_sorted = np.take_along_axis(y, by_y, 1)
-        ranks = np.empty_like(by_y)
-        np.put_along_axis(ranks, by_y, np.broadcast_to(np.arange(n), (f, n)), 1)
-        both = fenwick_errors(  # the left children, then the right ones (in reverse order)
-            np.concatenate([ranks, ranks[:, ::-1]]), np.concatenate([y_sorted, y_sorted]),
-            np.concatenate([w, w[:, ::-1]]),
-        )  # fmt: skip
-        left = both[:, :f, :-1]  # prefixes of 1..n-1 samples
-        right = both[:, f:, :-1][:, :, ::-1].copy()  # suffixes of n-1..1 samples
-        right[0] = w.cumsum(1)[:, -1:] - left[0]  # scikit-learn: the node's weight minus the left's
-        return torch.from_numpy(left.copy()).to(device), torch.from_numpy(right).to(device)
+        w = sorted_stats[0].cpu().numpy()  # (f, n)
+        lefts, rights = [], []
+        for y in sorted_stats[1:].cpu().numpy():  # one output after the other
+            by_y = np.argsort(y, axis=1, kind="stable")
+            y_sorted = np.take_along_axis(y, by_y, 1)
+            ranks = np.empty_like(by_y)
+            np.put_along_axis(ranks, by_y, np.broadcast_to(np.arange(n), (f, n)), 1)
+            both = fenwick_errors(  # the left children, then the right ones (in reverse order)
+                np.concatenate([ranks, ranks[:, ::-1]]), np.concatenate([y_sorted, y_sorted]),
+                np.concatenate([w, w[:, ::-1]]),
+            )  # fmt: skip
+            left = both[:, :f, :-1]  # prefixes of 1..n-1 samples
+            right = both[:, f:, :-1][:, :, ::-1].copy()  # suffixes of n-1..1 samples
+            right[0] = w.cumsum(1)[:, -1:] - left[0]  # scikit-learn: the node's weight minus left
+            lefts.append(torch.from_numpy(left.copy()))
+            rights.append(torch.from_numpy(right))
+        return self.combine(lefts).to(device), self.combine(rights).to(device)
 
     def tie_scale(self, total):
         return torch.zeros_like(total[1])  # only exact ties: scikit-learn's rounding decides
 
     def impurity(self, stats):
-        return stats[1] / stats[0]
+        return stats[1] / (stats[0] * (len(stats) - 2))  # E / (W k): k outputs (W * 1 = W)
 
     def weight(self, stats):
         return stats[0]
@@ -484,8 +515,8 @@ class AbsoluteError(Criterion):
         return stats[2:3].clone()
 
     def split_scores(self, left, right, w_left, w_right):
-        # scikit-learn's proxy -W_R (E_R / W_R) - W_L (E_L / W_L), rounded as it rounds it
-        return -(w_right * (right[1] / w_right)) - w_left * (left[1] / w_left)
+        # scikit-learn's proxy -W_R (E_R / (W_R k)) - W_L (E_L / (W_L k)), rounded as it rounds it
+        return -(w_right * self.impurity(right)) - w_left * self.impurity(left)
 
     def monotonic_value(self, stats, weight):
         """The median (``weight``: the node's, or twice it for half the median)."""
@@ -588,9 +619,79 @@ class MultiOutputSquaredError(SquaredError):
         return sum_classes(left[1:-1] ** 2) / w_left + sum_classes(right[1:-1] ** 2) / w_right
 
 
+class MultiOutputAbsoluteError(AbsoluteError):
+    """Absolute error of ``k`` outputs at once (Chapter 3), as scikit-learn's ``MAE``.
+
+    :class:`AbsoluteError` already works output by output: a node's statistics
+    are ``(W, E, median_1, ..., median_k)`` with ``E`` the outputs' absolute
+    errors about their own weighted medians, summed; the impurity is the mean
+    absolute deviation averaged over the outputs, ``E / (W k)``, a split
+    minimises ``E_L + E_R`` (scikit-learn's proxy, rounded as it rounds it),
+    and a node's value has one median per output: shape (n_outputs, 1).
+    """
+
+    def value(self, stats):
+        return stats[2:].unsqueeze(1).clone()
+
+
+class MultiOutputPoisson(Poisson):
+    """Half Poisson deviance of ``k`` outputs at once (Chapter 3), as scikit-learn's ``Poisson``.
+
+    The statistics are ``(W, S_1, ..., S_k, L_1, ..., L_k)`` with
+    ``S_j = sum w*y_j`` and ``L_j = sum w y_j log y_j``; the impurity is the
+    mean of the outputs' deviances, ``sum_j (L_j - S_j log(S_j / W)) / (W k)``
+    (infinite when an output's ``S_j`` is not positive), the split score
+    scikit-learn's proxy ``sum_j S_jL log(S_jL / W_L) + sum_j S_jR log(S_jR / W_R)``,
+    ``-inf`` when any output of either child has no rate, and a node's value
+    has one mean per output: shape (n_outputs, 1).
+    """
+
+    def per_sample(self, y, w, n_classes=None):
+        """``y`` of shape (n_samples, n_outputs)."""
+        y = y.to(torch.float64)
+        w = w[:, None]
+        return torch.cat([w.T, (w * y).T, (w * torch.special.xlogy(y, y)).T])
+
+    @staticmethod
+    def n_outputs(stats):
+        return (len(stats) - 1) // 2
+
+    def impurity(self, stats):
+        k = self.n_outputs(stats)
+        w, sums, logs = stats[0], stats[1 : k + 1], stats[k + 1 :]
+        deviance = sum_classes(logs - torch.special.xlogy(sums, sums / w))
+        no_rate = (sums <= EPSILON).any(0)
+        return torch.where(no_rate, torch.inf, deviance / (w * k))
+
+    def value(self, stats):
+        k = self.n_outputs(stats)
+        return (stats[1 : k + 1] / stats[0]).unsqueeze(1)
+
+    def split_scores(self, left, right, w_left, w_right):
+        # scikit-learn's proxy, summed over the outputs (left, then right); -inf: an
+        # output of a child without rate (the bar of Poisson.split_scores, per output)
+        k = self.n_outputs(left)
+        s_left, s_right = left[1 : k + 1], right[1 : k + 1]
+        scores = sum_classes(s_left * torch.log(s_left / w_left)) + sum_classes(
+            s_right * torch.log(s_right / w_right)
+        )
+        bar = ((s_left + s_right) * POISSON_RTOL).clamp(min=EPSILON)
+        rate = ((s_left > bar) & (s_right > bar)).all(0)
+        return torch.where(rate, scores, -torch.inf)
+
+    def tie_scale(self, total):
+        k = self.n_outputs(total)
+        w, wy = total[0], total[1 : k + 1]
+        return sum_classes(wy * (1.0 + torch.log(wy / w).abs()))
+
+
 # Regression criteria that take y of shape (n_samples, n_outputs) (Chapter 3), by name;
 # the classification criteria take it through MultiOutputClassification.
-MULTI_OUTPUT_REGRESSION = {"squared_error": MultiOutputSquaredError()}
+MULTI_OUTPUT_REGRESSION = {
+    "squared_error": MultiOutputSquaredError(),
+    "absolute_error": MultiOutputAbsoluteError(),
+    "poisson": MultiOutputPoisson(),
+}
 
 
 def node_weight(stats, criterion):

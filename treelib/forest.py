@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 
@@ -305,6 +305,8 @@ class BaseForest(EnsembleSequence, BaseEstimator):
         ``bootstrap``) leaves the sample weights as they are, and
         :meth:`_in_bag_counts` multiplies each tree's counts by the balanced
         weights of its own draws; without ``bootstrap`` it is ``"balanced"``.
+        The class weights are :meth:`_class_weights`' (as in
+        :meth:`_validate_y_class_weight`).
 
         Returns
         -------
@@ -313,10 +315,31 @@ class BaseForest(EnsembleSequence, BaseEstimator):
             Whether any weights were given (sample or class weights): then
             :meth:`fit` draws the bootstrap rows by weight.
         """
-        class_weight = self.class_weight
         self._subsample_classes = None
+        codes = y.numpy().reshape(len(y), -1)
+        classes = self.classes_ if y.dim() == 2 else [self.classes_]
+        class_weight = self._class_weights(codes, classes, w if weighted else None, stacklevel=4)
         if class_weight is None:
+            if self.class_weight == "balanced_subsample":
+                self._subsample_classes = y.numpy()
             return w, weighted
+        return apply_class_weight(class_weight, self.classes_, y, w), True
+
+    def _class_weights(self, codes, classes, sample_weight, stacklevel=3):
+        """``class_weight`` resolved as scikit-learn 1.9's forests resolve it (Chapter 6).
+
+        ``codes`` (n_samples, n_outputs): each output's class indices into its
+        sorted labels ``classes[k]``. None
+        when no class weight applies to the rows as a whole (none given, or
+        ``"balanced_subsample"`` with ``bootstrap``: each tree weighs its own
+        draws); ``"balanced"`` (and ``"balanced_subsample"`` without
+        ``bootstrap``) becomes a dict ``{label: W / (K W_k)}`` per output
+        (a list of them with several outputs, :func:`balanced_weights`); a
+        dict or a list of dicts is returned as it is.
+        """
+        class_weight = self.class_weight
+        if class_weight is None or isinstance(class_weight, (dict, list, tuple)):
+            return class_weight
         if class_weight in ("balanced", "balanced_subsample") and self.warm_start:
             warnings.warn(
                 'class_weight presets "balanced" or "balanced_subsample" are not recommended '
@@ -326,18 +349,39 @@ class BaseForest(EnsembleSequence, BaseEstimator):
                 "target to properly estimate the class frequency distributions. Pass the "
                 "resulting weights as the class_weight parameter.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         if class_weight == "balanced_subsample" and self.bootstrap:
-            self._subsample_classes = y.numpy()
-            return w, weighted
-        if class_weight in ("balanced", "balanced_subsample") and y.dim() == 2:
-            columns = zip(self.classes_, y.T)  # one dict per output (Chapter 3)
-            class_weight = [dict(zip(c, balanced_weights(col, w if weighted else None)))
-                            for c, col in columns]  # fmt: skip
-        elif class_weight in ("balanced", "balanced_subsample"):
-            class_weight = dict(zip(self.classes_, balanced_weights(y, w if weighted else None)))
-        return apply_class_weight(class_weight, self.classes_, y, w), True
+            return None
+        if class_weight not in ("balanced", "balanced_subsample"):
+            return class_weight  # (the caller raises its error)
+        per_output = [dict(zip(c, balanced_weights(col, sample_weight)))
+                      for c, col in zip(classes, codes.T)]  # fmt: skip
+        return per_output if codes.shape[1] > 1 else per_output[0]
+
+    def _validate_y_class_weight(self, y, sample_weight):
+        """scikit-learn's ``ForestClassifier._validate_y_class_weight`` (Chapter 6).
+
+        The private method scikit-learn's forests call in ``fit`` (its own
+        tests call it directly): ``y`` of shape (n_samples, n_outputs) holds
+        the labels (``n_outputs_`` set). Sets ``classes_`` and ``n_classes_``
+        (lists, one entry per output, as scikit-learn before its ``fit``
+        unwraps them) and returns ``y`` coded ``0..K-1`` per output and the
+        class weight of every row (None where none applies), from
+        :meth:`_class_weights`, the rules treelib's ``fit`` uses.
+        """
+        check_classification_targets(y)
+        y = np.asarray(y)
+        self.classes_, self.n_classes_ = [], []
+        codes = np.zeros(y.shape, dtype=int)
+        for k in range(self.n_outputs_):
+            classes_k, codes[:, k] = np.unique(y[:, k], return_inverse=True)
+            self.classes_.append(classes_k)
+            self.n_classes_.append(classes_k.shape[0])
+        class_weight = self._class_weights(codes, self.classes_, sample_weight)
+        if class_weight is None:
+            return codes, None
+        return codes, compute_sample_weight(class_weight, y)
 
     def _new_seeds(self):
         """Seeds of the trees to grow; a warm start skips those of the trees it keeps.
