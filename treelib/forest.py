@@ -25,6 +25,7 @@ from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 from ._validation import (
     _is_float,
     _is_int,
+    check_categorical_features,
     check_fit_input,
     check_min_samples_split,
     check_poisson_target,
@@ -376,7 +377,9 @@ class BaseForest(EnsembleSequence, BaseEstimator):
         missing = bool(X.isnan().any())  # (NaN: binned apart, Chapter 7)
         multi_output = y.dim() == 2  # several outputs: the recursive builder (Chapter 3)
         if self.estimator_._builder(missing, multi_output=multi_output) == "hist":
-            bins = bin_columns(X, self.max_bins)
+            names = getattr(self, "feature_names_in_", None)  # (one bin per category)
+            categorical = check_categorical_features(self.categorical_features, X.shape[1], names)
+            bins = bin_columns(X, self.max_bins, categorical)
         trees = []
         for seed in seeds:
             tree = self._tree_class(**self._tree_params(), random_state=seed)

@@ -745,6 +745,8 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         if learned:  # 1: a NaN goes left, 0: right, -1: the node saw none (the bigger child)
             level["missing_left"] = torch.full((m,), -1, dtype=torch.int8, device=device)
             level["missing_left"][nodes] = learned[0][keep][sort]
+        if rules.categorical:  # one-vs-rest splits (Chapter 6): x == c goes left, a NaN right
+            mark_categorical(level, nodes, f[sort], rules.categorical)
         if whole:  # the left and right child of each split node, in order
             split_sums = [side[:, keep].index_select(1, sort) for side in (left, right)]
             children = torch.stack(split_sums, 2).view(len(total), -1)
@@ -757,6 +759,25 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
         tree = tree[nodes].repeat_interleave(2)
     return levels
+
+
+def mark_categorical(level, nodes, features, categorical):
+    """Record which of a level's split ``nodes`` split a categorical feature (Chapter 6).
+
+    Introduced in Chapter 7. A split on a feature of ``categorical`` is
+    one-vs-rest: the level's ``"categorical"`` flag makes
+    :func:`next_level_nodes` route it with ``x == c`` (:func:`treelib.rules.goes_left`),
+    and its ``"missing_left"`` is 0, as in the recursive builder: a NaN goes
+    right (``x == c`` is false).
+    """
+    m, device = len(level["n"]), nodes.device
+    codes = torch.tensor(sorted(categorical), dtype=features.dtype, device=device)
+    is_categorical = torch.isin(features, codes)
+    level["categorical"] = torch.zeros(m, dtype=torch.bool, device=device)
+    level["categorical"][nodes] = is_categorical
+    if "missing_left" not in level:
+        level["missing_left"] = torch.full((m,), -1, dtype=torch.int8, device=device)
+    level["missing_left"][nodes[is_categorical]] = 0
 
 
 def whole_sums(values, below=2**53):
@@ -802,7 +823,8 @@ def next_level_nodes(split_values, samples, node, level, grouped=True):
         missing_left = False  # (-1: no NaN in the node's feature, none to route)
         if "missing_left" in level:
             missing_left = take(level["missing_left"], t) > 0
-        goes_right = ~goes_left(value, take(level["threshold"], t), missing_left=missing_left)
+        categorical = take(level["categorical"], t) if "categorical" in level else False
+        goes_right = ~goes_left(value, take(level["threshold"], t), categorical, missing_left)
         child[a:b] = torch.where(c >= 0, c + goes_right, -1)  # -1: a leaf's sample
     if not grouped:
         kept = torch.nonzero(child >= 0).squeeze(1)
@@ -898,7 +920,14 @@ def assemble_trees(levels, device=None):
         impurity=gather("impurity"),
         n_node_samples=gather("n"),
         weighted_n_node_samples=gather("weight"),
-        categorical=torch.zeros(n_nodes, dtype=torch.bool),
+        categorical=in_preorder(
+            torch.cat(
+                [
+                    level.get("categorical", torch.zeros_like(level["n"], dtype=torch.bool))
+                    for level in levels
+                ]
+            )
+        ),  # fmt: skip
     )
     if any("missing_left" in level for level in levels):  # a search that saw NaN
         arrays["missing_go_to_left"] = missing_sides(levels, arrays, in_preorder)
