@@ -1,17 +1,17 @@
-"""Categorical features in the histogram builder (Chapter 7; the splits: Chapter 6).
+"""Categorical features in the level-wise builders (Chapter 7; the splits: Chapter 6).
 
 With ``tree_method="hist"`` a categorical feature gets one bin per category
 (:func:`treelib.hist.check_categories`); a one-vs-rest candidate ``x == c`` has
 its bin's statistics on the left and the rest of the node on the right
 (:meth:`treelib.hist.HistogramSearch.best_categories_in_cells` and
-``best_categories_in_grid``). scikit-learn's trees have no categorical
+``best_categories_in_grid``). With ``tree_method="levelwise"`` each category of
+a node is a run of equal values in the node's sorted row
+(:func:`treelib.levelwise.level_categories`). scikit-learn's trees have no categorical
 splits, so the reference is the recursive builder's tree
 (``tests/test_categorical.py`` tests it): every field of ``tree_`` must be the
 same, on random sets with mixed categorical and numeric features, sample
 weights, ``min_samples_leaf``, ``max_features`` below the number of features,
-exact ties between categories, and NaN in the numeric features. The exact
-level-wise search does not split categories: ``tree_method="levelwise"`` still
-hands them to the recursive builder.
+exact ties between categories, and NaN in the numeric features.
 """
 
 import numpy as np
@@ -36,21 +36,21 @@ EXACT = (
 FLOATS = ("value", "impurity", "weighted_n_node_samples")  # (sums in another order)
 N_SETS = 20
 KINDS = ["classifier", "regressor"]
-SCANS = ["hist", "hist in place", "hist listed"]
+SCANS = ["levelwise", "hist", "hist in place", "hist listed"]
 
 
 def no_recursive_builder(monkeypatch):
-    """Make the recursive builder fail: the histogram builder must grow the tree."""
+    """Make the recursive builder fail: a level-wise builder must grow the tree."""
 
     def refuse(*args, **kwargs):
-        raise AssertionError("the recursive builder grew a histogram tree")
+        raise AssertionError("the recursive builder grew a level-wise tree")
 
     monkeypatch.setattr(treelib.tree, "grow_tree", refuse)
 
 
 def force_scan(monkeypatch, scan):
     """``"hist"``: the scans the search picks; else dense histograms scanned in place or listed."""
-    if scan != "hist":
+    if scan.startswith("hist "):
         monkeypatch.setattr(treelib.hist, "SPARSE_RATIO", 10**9)  # dense histograms
         monkeypatch.setattr(treelib.hist, "GRID_RATIO", 10**9 if scan == "hist in place" else 0)
 
@@ -94,7 +94,8 @@ def assert_equals_recursive(monkeypatch, kind, X, y, w, params, X_new, seed=0, s
     with monkeypatch.context() as patch:
         no_recursive_builder(patch)
         force_scan(patch, scan)
-        grown = model(tree_method="hist", random_state=seed, max_bins=255, **params)
+        method = scan.split()[0]
+        grown = model(tree_method=method, random_state=seed, max_bins=255, **params)
         grown.fit(X, y, sample_weight=w)
     a, b = grown.tree_, exact.tree_
     assert a.node_count == b.node_count
@@ -119,12 +120,13 @@ def test_hist_grows_the_recursive_tree_with_categorical_features(monkeypatch, ki
     assert categorical_splits > N_SETS  # (the one-vs-rest splits were searched and won)
 
 
+@pytest.mark.parametrize("method", ["levelwise", "hist"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_with_nan_in_the_numeric_features(monkeypatch, kind):
+def test_with_nan_in_the_numeric_features(monkeypatch, kind, method):
     """A categorical split sends a NaN right (``missing_go_to_left`` 0), as the recursive one."""
     for seed in range(8):
         X, y, w, params, X_new = problem(seed, kind, nan_rate=0.2)
-        assert_equals_recursive(monkeypatch, kind, X, y, w, params, X_new, seed)
+        assert_equals_recursive(monkeypatch, kind, X, y, w, params, X_new, seed, method)
 
 
 def tied_categories(seed):
@@ -158,12 +160,13 @@ def test_ties_between_categories_break_as_in_the_recursive_builder(monkeypatch, 
     assert_equals_recursive(monkeypatch, kind, X, y, w, params, X, seed, scan)
 
 
+@pytest.mark.parametrize("method", ["levelwise", "hist"])
 @pytest.mark.parametrize("forest", [RandomForestClassifier, RandomForestRegressor])
-def test_forest_grows_batched_and_equals_the_recursive_forest(monkeypatch, forest):
+def test_forest_grows_batched_and_equals_the_recursive_forest(monkeypatch, forest, method):
     kind = "classifier" if forest is RandomForestClassifier else "regressor"
     for seed in range(3):
         X, y, w, params, _ = problem(seed, kind)
-        model = forest(n_estimators=5, random_state=seed, tree_method="hist", **params)
+        model = forest(n_estimators=5, random_state=seed, tree_method=method, **params)
         batched, alone, calls = fit_both(monkeypatch, model, X, y, w)
         assert calls == [True]  # grown batched, categories and all
         assert_same_forest(batched, alone)
@@ -177,7 +180,8 @@ def test_forest_grows_batched_and_equals_the_recursive_forest(monkeypatch, fores
 def test_the_builder_for_categorical_features():
     params = dict(categorical_features=[0])
     assert DecisionTreeClassifier(tree_method="hist", **params)._builder() == "hist"
-    assert DecisionTreeClassifier(tree_method="levelwise", **params)._builder() == "recursive"
+    assert DecisionTreeClassifier(tree_method="levelwise", **params)._builder() == "levelwise"
+    assert DecisionTreeClassifier(tree_method="recursive", **params)._builder() == "recursive"
     assert RandomForestRegressor(tree_method="hist", **params)._tree_params()[
         "categorical_features"
     ] == [0]
@@ -224,5 +228,6 @@ def test_nan_in_a_categorical_feature_is_the_recursive_builders_error():
     with pytest.raises(ValueError, match=message):  # (the bins refuse it: no builder splits it)
         bin_columns(torch_column(X[:, 0]), 255, categorical=[0])
     for model in (DecisionTreeClassifier, RandomForestClassifier):
-        with pytest.raises(ValueError, match=message):
-            model(tree_method="hist", categorical_features=[0]).fit(X, y)
+        for method in ("levelwise", "hist"):
+            with pytest.raises(ValueError, match=message):
+                model(tree_method=method, categorical_features=[0]).fit(X, y)

@@ -35,10 +35,12 @@ from ._validation import (
 )
 from .batched import AS_DONE, fit_trees_batched
 from .hist import bin_columns
+from .rules import StoppingRules
 from .tree import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     apply_class_weight,
+    check_categorical_columns,
     classes_of,
     one_cpu_thread,
     proba_per_output,
@@ -376,10 +378,11 @@ class BaseForest(EnsembleSequence, BaseEstimator):
         bins = None  # the histogram builder bins the data once for all trees
         missing = bool(X.isnan().any())  # (NaN: binned apart, Chapter 7)
         multi_output = y.dim() == 2  # several outputs: the recursive builder (Chapter 3)
+        names = getattr(self, "feature_names_in_", None)  # (no NaN in a categorical feature)
+        categorical = check_categorical_features(self.categorical_features, X.shape[1], names)
+        check_categorical_columns(X, StoppingRules(categorical=categorical))
         if self.estimator_._builder(missing, multi_output=multi_output) == "hist":
-            names = getattr(self, "feature_names_in_", None)  # (one bin per category)
-            categorical = check_categorical_features(self.categorical_features, X.shape[1], names)
-            bins = bin_columns(X, self.max_bins, categorical)
+            bins = bin_columns(X, self.max_bins, categorical)  # (one bin per category)
         trees = []
         for seed in seeds:
             tree = self._tree_class(**self._tree_params(), random_state=seed)

@@ -29,6 +29,7 @@ import torch
 from ._validation import categorical_nan_error
 from .criteria import criterion_of, node_weight
 from .levelwise import (  # noqa: F401  (masked_scores: named here since Chapter 7)
+    best_of_both,
     columns,
     masked_scores,
     segment_starts,
@@ -526,10 +527,7 @@ class HistogramSearch:
         scan (:meth:`scan_cells` or :meth:`scan_grid`) searches the ordinal
         slots only, :meth:`best_categories_in_cells` or
         :meth:`best_categories_in_grid` the categorical ones; each node then
-        keeps the better of its two winners, the lower rank on a tie
-        (:func:`treelib.rules.is_tie_or_best`), as the recursive builder's
-        :func:`treelib.split.best_split` does. A categorical winner's
-        ``missing_left`` is 0: a NaN goes right (``x == c`` is false).
+        keeps the better of its two winners (:func:`treelib.levelwise.best_of_both`).
         """
         total, sizes, ranks, features, rules, criterion = context
         p = self.codes.shape[1]
@@ -549,20 +547,18 @@ class HistogramSearch:
         else:
             found = self.scan_grid(*grid, present, *ordinal)
             won = self.best_categories_in_grid(*grid, present, *one_vs_rest)
-        if len(found) == 5:  # (NaN somewhere: a categorical split sends it right)
-            won = (*won, torch.zeros_like(won[0], dtype=torch.int8))
-        both = [torch.cat(parts, dim=-1) for parts in zip(found, won)]
-        g, f, left = both[0], both[1], both[3]
+        rank_found = self.rank_of(found, ranks, features)
+        rank_won = self.rank_of(won, ranks, features)
+        return best_of_both(found, won, rank_found, rank_won, total, rules, criterion)
+
+    @staticmethod
+    def rank_of(found, ranks, features):
+        """The rank of each winner's feature in its node's search order (``ranks``: per slot)."""
+        g, f = found[0], found[1]
         if features is None:  # (slot s is feature s)
-            rank = ranks[g, f]
-        else:
-            slot = (features.index_select(0, g) == f[:, None]).int().argmax(1)
-            rank = ranks[g, slot]
-        everywhere = torch.ones_like(g, dtype=torch.bool)
-        scores = masked_scores(left, columns(total, g), everywhere, rules, criterion)
-        tol = tie_tolerance(total, criterion)
-        chosen = torch.nonzero(segmented_argmax(scores, g, rank, len(sizes), tol)).squeeze(1)
-        return tuple(parts.index_select(-1, chosen) for parts in both)
+            return ranks[g, f]
+        slot = (features.index_select(0, g) == f[:, None]).int().argmax(1)
+        return ranks[g, slot]
 
     def best_categories_in_cells(
         self, cell, values, n_in, row, total, sizes, ranks, features, rules, criterion

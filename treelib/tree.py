@@ -273,22 +273,17 @@ class BaseDecisionTree(BaseEstimator):
         ``"levelwise"``, or ``"hist"`` (which grows from the bins alone). Every
         builder splits missing values (``missing``: NaN in X; the level-wise ones
         too since Chapter 7), so ``missing`` no longer changes the choice.
-        Categorical features (Chapter 6) are split one-vs-rest by the recursive
-        builder and, one bin per category, by ``"hist"`` (Chapter 7); the
-        exact level-wise search does not split them, so ``"levelwise"`` hands
-        them to the recursive builder. The
+        Categorical features (Chapter 6) are split one-vs-rest by every
+        builder (``"hist"``: one bin per category; Chapter 7). The
         forests and gradient boosting ask their trees here. ``rules``: the
         resolved rules, if known (else read from the parameters).
         """
         if self.max_leaf_nodes is not None:
             return "best-first"
         if rules is not None:
-            categorical = bool(rules.categorical)
             special = rules.monotonic is not None or rules.splitter != "best"
         else:
-            categorical = self.categorical_features is not None
             special = self.monotonic_cst is not None or self.splitter != "best"
-        special = special or (categorical and self.tree_method != "hist")
         special = special or exact_builders_only(self.criterion)
         if self.tree_method == "recursive" or special or multi_output:
             return "recursive"
@@ -375,8 +370,8 @@ class BaseDecisionTree(BaseEstimator):
         ``hist`` grows it only when its bins hold every distinct value.
         Monotonic constraints and random splits
         (``splitter="random"``, Chapter 5) are only handled by the recursive
-        builder (Chapter 6), categorical features by it and ``hist``; missing
-        values (NaN) by all three. With
+        builder (Chapter 6); categorical features and missing values (NaN)
+        by all three. With
         ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
         exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
