@@ -563,7 +563,7 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         by default; an active joblib backend (``"loky"`` processes, a Dask
         cluster's ``"dask"``) is used instead. It acts where the trees are
         grown in batches (Chapter 7: the level-wise and histogram builders,
-        without categorical features or ``class_weight="balanced_subsample"``);
+        categorical features included, without ``class_weight="balanced_subsample"``);
         each job grows its own batches on one CPU core. Elsewhere, and on a
         GPU (``device``), the trees grow one after another. Results never
         depend on ``n_jobs`` or the backend.

@@ -18,6 +18,12 @@ feature, ``hist`` grows exactly the tree of the exact builders (same tie rule,
 :func:`treelib.rules.is_tie_or_best`, same ``missing_go_to_left``). With more
 distinct values than bins it only tries the bin edges: its trees are close to
 the exact ones, not equal.
+
+A categorical feature (Chapter 6) gets one bin per category, never quantile
+cuts (:func:`check_categories`: more categories than ``max_bins`` is an
+error), and its one-vs-rest candidates ``x == c`` read one bin each
+(:meth:`HistogramSearch.scan_with_categories`): its splits are always the
+exact builders'.
 """
 
 import bisect
@@ -576,18 +582,21 @@ class HistogramSearch:
         feature, category, left)``.
         """
         p, B, (count, slots) = self.codes.shape[1], self.n_bins, ranks.shape
-        g, b = row // slots, cell & (B - 1)
-        f = row % slots if features is None else take(features, row)
         rank = take(ranks, row)
         same_row = row[1:] == row[:-1]
         shared = torch.zeros(len(cell), dtype=torch.bool, device=cell.device)
         shared[:-1] |= same_row
         shared[1:] |= same_row
-        allowed = shared & (rank < p)  # p: not searched
+        # only the candidates' cells from here on (most cells may be ordinal)
+        at = torch.nonzero(shared & (rank < p)).squeeze(1)  # p: not searched
+        row, rank, b = row.index_select(0, at), rank.index_select(0, at), cell[at] & (B - 1)
+        g = row // slots
+        f = row % slots if features is None else take(features, row)
+        left = columns(values, at).to(total.dtype)
+        allowed = torch.ones_like(at, dtype=torch.bool)
         if rules.min_samples_leaf > 1:
-            size = sizes.index_select(0, g)
+            n_in, size = n_in.index_select(0, at), sizes.index_select(0, g)
             allowed &= big_enough(n_in, size - n_in, rules.min_samples_leaf)
-        left = values.to(total.dtype)
         scores = masked_scores(left, columns(total, g), allowed, rules, criterion)
         tol = tie_tolerance(total, criterion)
         won = torch.nonzero(segmented_argmax(scores, g, rank * B + b, count, tol)).squeeze(1)

@@ -11,7 +11,9 @@ sorted samples by child (the loop's own list of the level's samples, which the
 histogram search reads, is regrouped by a stable sort of integer child ids:
 :func:`next_level_nodes`). With NaN in X each node keeps its missing samples
 after its sorted values and tries the recursive builder's three blocks of
-candidates (:func:`level_candidates_missing`). It grows exactly the tree the
+candidates (:func:`level_candidates_missing`). A categorical feature (Chapter 6)
+is split one-vs-rest: each category of a node is a run of equal values in its
+sorted row (:func:`level_categories`). It grows exactly the tree the
 recursive builder grows: the same random choices (:mod:`treelib.node_random`)
 and the same tie rule (:func:`treelib.rules.is_tie_or_best`), so scores that
 its level-wide sums round differently from the recursive builder's per-node
