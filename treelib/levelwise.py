@@ -409,8 +409,18 @@ def level_categories(xs, sorted_stats, sizes, total, ranks, rules, criterion):
     new_run[:, 1:] |= x[:, 1:] != x[:, :-1]
     at = torch.nonzero(new_run.view(-1)).squeeze(1)  # each run's first element, in order
     run = torch.cumsum(new_run.view(-1), 0) - 1
-    stats = sorted_stats[:, searched, :].reshape(len(total), -1)
-    left = total.new_zeros(len(total), len(at)).index_add_(1, run, stats.to(total.dtype))
+    left = total.new_zeros(len(total), len(at))
+    if isinstance(sorted_stats, OneHotStats):  # (each sample's class: no dense copy)
+        labels = sorted_stats.labels.index_select(0, searched).view(-1).long()
+        weights = sorted_stats.weights
+        if weights is None:
+            weights = torch.ones(len(labels), dtype=total.dtype, device=device)
+        else:
+            weights = weights.index_select(0, searched).reshape(-1).to(total.dtype)
+        left.index_put_((labels, run), weights, accumulate=True)
+    else:
+        stats = sorted_stats.index_select(1, searched).reshape(len(total), -1)
+        left.index_add_(1, run, stats.to(total.dtype))
     count = torch.bincount(run, minlength=len(at))
     row, position = searched.index_select(0, at // n), at % n
     g = node.index_select(0, position)
