@@ -378,6 +378,14 @@ def check_monotonic_cst(value, n_features, n_classes=None):
     return torch.from_numpy(cst)
 
 
+def categorical_nan_error(feature):
+    """The error for NaN in a categorical feature (Chapter 6): every builder refuses it."""
+    return ValueError(
+        f"Categorical feature {feature} has missing values (NaN); give them a category "
+        "of their own (e.g. -1) or impute them."
+    )
+
+
 RANDOM_CATEGORICAL = (
     'splitter="random" (extra trees) does not split categorical_features; '
     'use splitter="best" or leave categorical_features=None.'

@@ -25,6 +25,7 @@ from tqdm import tqdm  # plain text bar: tqdm.auto warns without ipywidgets
 from ._validation import (
     _is_float,
     _is_int,
+    check_categorical_features,
     check_fit_input,
     check_min_samples_split,
     check_poisson_target,
@@ -34,10 +35,12 @@ from ._validation import (
 )
 from .batched import AS_DONE, fit_trees_batched
 from .hist import bin_columns
+from .rules import StoppingRules
 from .tree import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     apply_class_weight,
+    check_categorical_columns,
     classes_of,
     one_cpu_thread,
     proba_per_output,
@@ -419,8 +422,11 @@ class BaseForest(EnsembleSequence, BaseEstimator):
         bins = None  # the histogram builder bins the data once for all trees
         missing = bool(X.isnan().any())  # (NaN: binned apart, Chapter 7)
         multi_output = y.dim() == 2  # several outputs: the recursive builder (Chapter 3)
+        names = getattr(self, "feature_names_in_", None)  # (no NaN in a categorical feature)
+        categorical = check_categorical_features(self.categorical_features, X.shape[1], names)
+        check_categorical_columns(X, StoppingRules(categorical=categorical))
         if self.estimator_._builder(missing, multi_output=multi_output) == "hist":
-            bins = bin_columns(X, self.max_bins)
+            bins = bin_columns(X, self.max_bins, categorical)  # (one bin per category)
         trees = []
         for seed in seeds:
             tree = self._tree_class(**self._tree_params(), random_state=seed)
@@ -601,7 +607,7 @@ min_impurity_decrease, max_leaf_nodes, ccp_alpha
         by default; an active joblib backend (``"loky"`` processes, a Dask
         cluster's ``"dask"``) is used instead. It acts where the trees are
         grown in batches (Chapter 7: the level-wise and histogram builders,
-        without categorical features or ``class_weight="balanced_subsample"``);
+        categorical features included, without ``class_weight="balanced_subsample"``);
         each job grows its own batches on one CPU core. Elsewhere, and on a
         GPU (``device``), the trees grow one after another. Results never
         depend on ``n_jobs`` or the backend.

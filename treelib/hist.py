@@ -18,6 +18,12 @@ feature, ``hist`` grows exactly the tree of the exact builders (same tie rule,
 :func:`treelib.rules.is_tie_or_best`, same ``missing_go_to_left``). With more
 distinct values than bins it only tries the bin edges: its trees are close to
 the exact ones, not equal.
+
+A categorical feature (Chapter 6) gets one bin per category, never quantile
+cuts (:func:`check_categories`: more categories than ``max_bins`` is an
+error), and its one-vs-rest candidates ``x == c`` read one bin each
+(:meth:`HistogramSearch.scan_with_categories`): its splits are always the
+exact builders'.
 """
 
 import math
@@ -25,6 +31,7 @@ from typing import NamedTuple
 
 import torch
 
+from ._validation import categorical_nan_error
 from .criteria import criterion_of, node_weight
 from .kernels import (  # noqa: F401  (moved to treelib.kernels: old paths work)
     columns,
@@ -37,7 +44,7 @@ from .kernels import (  # noqa: F401  (moved to treelib.kernels: old paths work)
     take,
     whole_sums,
 )
-from .levelwise import masked_scores  # noqa: F401  (named here since Chapter 7)
+from .levelwise import best_of_both, masked_scores  # noqa: F401  (masked_scores: named here since Chapter 7)
 from .node_random import search_ranks
 from .rules import (
     FEATURE_THRESHOLD,  # noqa: F401  (named in the docstrings)
@@ -174,12 +181,15 @@ class Bins(NamedTuple):
         return Bins(*(values.to(device) for values in self))
 
 
-def bin_columns(X, max_bins):
+def bin_columns(X, max_bins, categorical=()):
     """Bin every column of ``X`` (:func:`bin_feature`); bins padded to the largest count.
 
     Above ``SUBSAMPLE`` rows the cuts come from ``SUBSAMPLE`` rows drawn once
     (seeded: the same rows on every run), as in scikit-learn's HistGradientBoosting.
+    The ``categorical`` features (Chapter 6) must get one bin per category:
+    :func:`check_categories`.
     """
+    check_categories(X, categorical, max_bins)
     missing = X.isnan().any(0).tolist()  # NaN: one more bin, after the known values' ones
     code_type = torch.uint8 if max_bins + any(missing) <= 256 else torch.int32  # (one byte)
     codes = torch.empty(X.shape, dtype=code_type, device=X.device)
@@ -200,6 +210,29 @@ def bin_columns(X, max_bins):
     high = torch.stack([torch.nn.functional.pad(hi, (0, B - len(hi)), value=float("-inf"))
                         for hi in highs])  # fmt: skip
     return Bins(codes, low, high)
+
+
+def check_categories(X, categorical, max_bins):
+    """Every category of a categorical feature is a bin of its own (Chapter 7).
+
+    A one-vs-rest split ``x == c`` (Chapter 6) reads one bin's statistics, so
+    the bins of a categorical feature must hold one category each:
+    :func:`bin_feature` gives every distinct value its own bin when there are
+    at most ``max_bins`` of them. More categories than that, or a NaN (which
+    no builder accepts in a categorical feature), raise a ``ValueError``.
+    """
+    for f in sorted(categorical):
+        column = X[:, f]
+        if bool(column.isnan().any()):
+            raise categorical_nan_error(f)
+        n_categories = len(torch.unique(column))
+        if n_categories > max_bins:
+            raise ValueError(
+                f"Categorical feature {f} has {n_categories} categories, more than "
+                f"max_bins={max_bins}: the histogram builder needs one bin per category. "
+                "Raise max_bins or use "
+                'tree_method="recursive".'
+            )
 
 
 def bin_with_missing(x, max_bins, sample=None):
@@ -233,8 +266,8 @@ class HistogramSearch:
     counts every (node, feature, bin, class) at once.
     """
 
-    def __init__(self, X, stats, max_bins=255, criterion="gini", bins=None):
-        bins = bin_columns(X, max_bins) if bins is None else bins
+    def __init__(self, X, stats, max_bins=255, criterion="gini", bins=None, categorical=()):
+        bins = bin_columns(X, max_bins, categorical) if bins is None else bins
         n, p = bins.codes.shape
         device = bins.codes.device
         # bins per feature, padded with empty ones to a power of two: a cell id's
@@ -443,7 +476,7 @@ class HistogramSearch:
                 rows = self.active[torch.arange(n_rows, device=sizes.device) + shift[local]]
             drawn = None if features is None else features[part]
             with_counts = rules.min_samples_leaf > 1
-            grid = None  # dense histograms, scanned in place
+            grid = present = cells = row = None  # dense histograms, scanned in place
             if sparse:
                 cells = self.sparse_cells(rows, local, with_counts, drawn)
             else:  # (at the root, all samples in order: no rows to pick)
@@ -475,7 +508,9 @@ class HistogramSearch:
                 constant_nodes.append(nodes[part][constant.all(1)])
             batch_total = total.index_select(1, nodes[part])
             context = (batch_total, sizes[part], batch_ranks, drawn, rules, criterion)
-            if grid is None:
+            if rules.categorical:  # (one-vs-rest splits too: Chapter 6)
+                g, *split = self.scan_with_categories(cells, row, grid, present, context)
+            elif grid is None:
                 g, *split = self.scan_cells(cells, row, *context)
             else:
                 g, *split = self.scan_grid(*grid, present, *context)
@@ -483,6 +518,114 @@ class HistogramSearch:
             first += count
         found = tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
         return found, torch.cat(constant_nodes) if constant_nodes else nodes[:0]
+
+    def scan_with_categories(self, cells, row, grid, present, context):
+        """The scans of :meth:`search_nodes` where some features are categorical.
+
+        Introduced in Chapter 7 (one-vs-rest splits: Chapter 6). The ``x <= t``
+        scan (:meth:`scan_cells` or :meth:`scan_grid`) searches the ordinal
+        slots only, :meth:`best_categories_in_cells` or
+        :meth:`best_categories_in_grid` the categorical ones; each node then
+        keeps the better of its two winners (:func:`treelib.levelwise.best_of_both`).
+        """
+        total, sizes, ranks, features, rules, criterion = context
+        p = self.codes.shape[1]
+        categorical = torch.zeros(p, dtype=torch.bool, device=ranks.device)
+        categorical[sorted(rules.categorical)] = True
+        if features is None:
+            is_categorical = categorical.expand(ranks.shape)
+        else:
+            is_categorical = take(categorical, features)
+        ordinal_ranks = torch.where(is_categorical, p, ranks)
+        category_ranks = torch.where(is_categorical, ranks, p)
+        ordinal = (total, sizes, ordinal_ranks, features, rules, criterion)
+        one_vs_rest = (total, sizes, category_ranks, features, rules, criterion)
+        if grid is None:
+            found = self.scan_cells(cells, row, *ordinal)
+            won = self.best_categories_in_cells(*cells, row, *one_vs_rest)
+        else:
+            found = self.scan_grid(*grid, present, *ordinal)
+            won = self.best_categories_in_grid(*grid, present, *one_vs_rest)
+        rank_found = self.rank_of(found, ranks, features)
+        rank_won = self.rank_of(won, ranks, features)
+        return best_of_both(found, won, rank_found, rank_won, total, rules, criterion)
+
+    @staticmethod
+    def rank_of(found, ranks, features):
+        """The rank of each winner's feature in its node's search order (``ranks``: per slot)."""
+        g, f = found[0], found[1]
+        if features is None:  # (slot s is feature s)
+            return ranks[g, f]
+        slot = (features.index_select(0, g) == f[:, None]).int().argmax(1)
+        return ranks[g, slot]
+
+    def best_categories_in_cells(
+        self, cell, values, n_in, row, total, sizes, ranks, features, rules, criterion
+    ):
+        """Each node's best one-vs-rest split ``x == c`` from its non-empty cells.
+
+        Introduced in Chapter 7 (the split: Chapter 6). The arguments of
+        :meth:`best_in_cells`; a categorical feature's bins hold one category
+        each (:func:`check_categories`), so a candidate's left child is one
+        cell and its right child the node's total minus it. Every non-empty
+        cell of a searched slot is a candidate if its row has another
+        non-empty cell (else the right child would be empty); ties go to the
+        lower rank, then the smaller category (bin), as
+        :func:`treelib.split.best_categorical_candidate`. Returns ``(node,
+        feature, category, left)``.
+        """
+        p, B, (count, slots) = self.codes.shape[1], self.n_bins, ranks.shape
+        rank = take(ranks, row)
+        same_row = row[1:] == row[:-1]
+        shared = torch.zeros(len(cell), dtype=torch.bool, device=cell.device)
+        shared[:-1] |= same_row
+        shared[1:] |= same_row
+        # only the candidates' cells from here on (most cells may be ordinal)
+        at = torch.nonzero(shared & (rank < p)).squeeze(1)  # p: not searched
+        row, rank, b = row.index_select(0, at), rank.index_select(0, at), cell[at] & (B - 1)
+        g = row // slots
+        f = row % slots if features is None else take(features, row)
+        left = columns(values, at).to(total.dtype)
+        allowed = torch.ones_like(at, dtype=torch.bool)
+        if rules.min_samples_leaf > 1:
+            n_in, size = n_in.index_select(0, at), sizes.index_select(0, g)
+            allowed &= big_enough(n_in, size - n_in, rules.min_samples_leaf)
+        scores = masked_scores(left, columns(total, g), allowed, rules, criterion)
+        tol = tie_tolerance(total, criterion)
+        won = torch.nonzero(segmented_argmax(scores, g, rank * B + b, count, tol)).squeeze(1)
+        f, b = f.index_select(0, won), b.index_select(0, won)
+        category = take(self.high, f * B + b).double()
+        return g.index_select(0, won), f, category, columns(left, won)
+
+    def best_categories_in_grid(
+        self, hist, counts, present, total, sizes, ranks, features, rules, criterion
+    ):
+        """:meth:`best_categories_in_cells` on dense histograms.
+
+        The arguments of :meth:`best_in_grid`: every non-empty bin of a searched
+        categorical slot whose row has another non-empty bin is a candidate.
+        """
+        p, (count, slots, B) = self.codes.shape[1], present.shape
+        device = present.device
+        if features is None:
+            features = torch.arange(slots, device=device).expand(count, slots)
+        searched = (ranks < p)[..., None]
+        shared = present.sum(-1, keepdim=True) > 1  # (one category alone: no right child)
+        allowed = present & searched & shared
+        if rules.min_samples_leaf > 1:
+            allowed &= big_enough(counts, sizes[:, None, None] - counts, rules.min_samples_leaf)
+        left = hist.to(total.dtype)
+        scores = masked_scores(left, total[:, :, None, None], allowed, rules, criterion)
+        scores = scores.view(count, slots * B)
+        best = scores.amax(1, keepdim=True)
+        tie = is_tie_or_best(scores, best, tie_tolerance(total, criterion)[:, None])
+        key = ranks[..., None] * B + torch.arange(B, device=device)  # ties: rank, then bin
+        key = torch.where(tie, key.view(count, slots * B), torch.iinfo(torch.int64).max)
+        g = torch.nonzero(best.squeeze(1) > -INF).squeeze(1)  # nodes with a candidate
+        at = g * (slots * B) + key.argmin(1).index_select(0, g)
+        f = take(features.contiguous(), at // B)
+        category = take(self.high, f * B + at % B).double()
+        return g, f, category, left.reshape(len(left), -1).index_select(1, at)
 
     def constant_slots(self, first, last, features):
         """Per (node, slot): is the slot's feature constant in the node?

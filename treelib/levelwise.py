@@ -11,7 +11,9 @@ sorted samples by child (the loop's own list of the level's samples, which the
 histogram search reads, is regrouped by a stable sort of integer child ids:
 :func:`next_level_nodes`). With NaN in X each node keeps its missing samples
 after its sorted values and tries the recursive builder's three blocks of
-candidates (:func:`level_candidates_missing`). It grows exactly the tree the
+candidates (:func:`level_candidates_missing`). A categorical feature (Chapter 6)
+is split one-vs-rest: each category of a node is a run of equal values in its
+sorted row (:func:`level_categories`). It grows exactly the tree the
 recursive builder grows: the same random choices (:mod:`treelib.node_random`)
 and the same tie rule (:func:`treelib.rules.is_tie_or_best`), so scores that
 its level-wide sums round differently from the recursive builder's per-node
@@ -223,6 +225,78 @@ def level_candidates_missing(xs, sorted_stats, sizes, total, ranks, rules, crite
     missing_left = torch.where(block3, 1, torch.where(has_missing[f, i], 0, -1)).to(torch.int8)
     chosen = torch.where(block3, left_nan[:, f, i], left[:, f, i])
     return node[i], f, threshold, chosen, missing_left
+
+
+def level_categories(xs, sorted_stats, sizes, total, ranks, rules, criterion):
+    """Each node's best one-vs-rest split ``x == c`` of its categorical rows (Chapter 6).
+
+    Introduced in Chapter 7. ``xs`` holds, per row, the level's samples
+    grouped by node and sorted inside each node (:class:`ExactSearch`), so
+    each category of a node is one run of equal values: its statistics (one
+    ``index_add_`` over all runs of the searched rows) are the left child, the
+    node's total minus them the right. ``ranks`` (``(nodes, rows)``) is
+    ``len(xs)`` for a row not searched one-vs-rest (an ordinal one). A run is a
+    candidate if it is not the whole node; ties go to the lower rank, then
+    the smaller category, as :func:`treelib.split.best_categorical_candidate`.
+    Returns ``(node, row, category, left)``.
+    """
+    rows, n = xs.shape
+    m, device = len(sizes), xs.device
+    searched = torch.nonzero((ranks < rows).any(0)).squeeze(1)  # rows with a categorical node
+    node = torch.repeat_interleave(torch.arange(m, device=device), sizes, output_size=n)
+    x = xs.index_select(0, searched)  # (r, n)
+    starts = torch.zeros(n, dtype=torch.bool, device=device)
+    starts[segment_starts(sizes[sizes > 0])] = True  # (a node's first sample starts a run)
+    new_run = starts.expand_as(x).clone()
+    new_run[:, 1:] |= x[:, 1:] != x[:, :-1]
+    at = torch.nonzero(new_run.view(-1)).squeeze(1)  # each run's first element, in order
+    run = torch.cumsum(new_run.view(-1), 0) - 1
+    left = total.new_zeros(len(total), len(at))
+    if isinstance(sorted_stats, OneHotStats):  # (each sample's class: no dense copy)
+        labels = sorted_stats.labels.index_select(0, searched).view(-1).long()
+        weights = sorted_stats.weights
+        if weights is None:
+            weights = torch.ones(len(labels), dtype=total.dtype, device=device)
+        else:
+            weights = weights.index_select(0, searched).reshape(-1).to(total.dtype)
+        left.index_put_((labels, run), weights, accumulate=True)
+    else:
+        stats = sorted_stats.index_select(1, searched).reshape(len(total), -1)
+        left.index_add_(1, run, stats.to(total.dtype))
+    count = torch.bincount(run, minlength=len(at))
+    row, position = searched.index_select(0, at // n), at % n
+    g = node.index_select(0, position)
+    rank = ranks[g, row]
+    size = sizes.index_select(0, g)
+    allowed = (rank < rows) & (count < size)  # (a category alone in its node: no right child)
+    allowed &= big_enough(count, size - count, rules.min_samples_leaf)
+    scores = masked_scores(left, columns(total, g), allowed, rules, criterion)
+    tol = tie_tolerance(total, criterion)
+    won = torch.nonzero(segmented_argmax(scores, g, rank * n + position, m, tol)).squeeze(1)
+    row, position = row.index_select(0, won), position.index_select(0, won)
+    return g.index_select(0, won), row, xs[row, position].double(), columns(left, won)
+
+
+def best_of_both(found, won, rank_found, rank_won, total, rules, criterion):
+    """Per node, the better of its ``x <= t`` winner and its ``x == c`` winner (Chapter 6).
+
+    Introduced in Chapter 7. ``found`` and ``won`` are the two searches'
+    ``(node, feature, threshold, left[, missing_left])`` and ``rank_*`` their
+    winners' ranks in the node's search order; the lower rank wins a tie
+    (:func:`treelib.rules.is_tie_or_best`), as the recursive builder's
+    :func:`treelib.split.best_split`. A categorical winner's ``missing_left``
+    is 0: a NaN goes right (``x == c`` is false).
+    """
+    if len(found) == 5:  # (NaN somewhere: a categorical split sends it right)
+        won = (*won, torch.zeros_like(won[0], dtype=torch.int8))
+    both = [torch.cat(parts, dim=-1) for parts in zip(found, won)]
+    g, left, rank = both[0], both[3], torch.cat([rank_found, rank_won])
+    everywhere = torch.ones_like(g, dtype=torch.bool)
+    scores = masked_scores(left, columns(total, g), everywhere, rules, criterion)
+    tol = tie_tolerance(total, criterion)
+    chosen = segmented_argmax(scores, g, rank, total.shape[1], tol)
+    chosen = torch.nonzero(chosen).squeeze(1)
+    return tuple(parts.index_select(-1, chosen) for parts in both)
 
 
 def leaves_big_enough(sizes, node, min_samples_leaf):
@@ -488,6 +562,8 @@ class ExactSearch:
         """
         p = self.xs.shape[0]
         candidates = level_candidates_missing if self.has_nan else level_candidates
+        if rules.categorical:  # one-vs-rest splits too (Chapter 6)
+            candidates = self.with_categories(candidates, rules)
         if rules.max_features >= p:
             ranks = search_ranks(keys, p, p)
             return candidates(
@@ -510,10 +586,45 @@ class ExactSearch:
         else:
             stats = torch.stack([torch.gather(s, 0, rows) for s in self.sorted_stats])
         slot_ranks = torch.where(slot_rank < p, torch.arange(k, device=device), k)  # in order
+        self.drawn = drawn  # (the features behind the slots: with_categories)
         groups, slot, threshold, left, *learned = candidates(
             xs, stats, self.sizes, total, slot_ranks, rules, criterion, trees
         )
+        self.drawn = None
         return groups, drawn[groups, slot], threshold, left, *learned
+
+    drawn = None  # each node's searched features, while best_splits gathers them into slots
+
+    def with_categories(self, candidates, rules):
+        """``candidates`` on the ordinal rows, :func:`level_categories` on the categorical ones.
+
+        Introduced in Chapter 7 (one-vs-rest splits: Chapter 6). A row of
+        ``xs`` is feature ``r``, or, while :meth:`best_splits` searches
+        ``max_features`` of them, the node's ``r``-th drawn feature
+        (``self.drawn``); each search skips the other kind of row (rank
+        ``len(xs)``) and :func:`best_of_both` keeps each node's better winner.
+        """
+        categorical = sorted(rules.categorical)
+
+        def search(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
+            rows = xs.shape[0]
+            if self.drawn is None:
+                is_categorical = torch.zeros(rows, dtype=torch.bool, device=xs.device)
+                is_categorical[categorical] = True
+                is_categorical = is_categorical.expand(ranks.shape)
+            else:
+                codes = torch.tensor(categorical, device=xs.device)
+                is_categorical = torch.isin(self.drawn, codes)
+            ordinal_ranks = torch.where(is_categorical, rows, ranks)
+            found = candidates(
+                xs, sorted_stats, sizes, total, ordinal_ranks, rules, criterion, trees
+            )
+            category_ranks = torch.where(is_categorical, ranks, rows)
+            won = level_categories(xs, sorted_stats, sizes, total, category_ranks, rules, criterion)
+            rank_found, rank_won = ranks[found[0], found[1]], ranks[won[0], won[1]]
+            return best_of_both(found, won, rank_found, rank_won, total, rules, criterion)
+
+        return search
 
 
 def grow_tree_levelwise(X, stats, criterion, rules, seed, search=None):
@@ -587,6 +698,8 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         if learned:  # 1: a NaN goes left, 0: right, -1: the node saw none (the bigger child)
             level["missing_left"] = torch.full((m,), -1, dtype=torch.int8, device=device)
             level["missing_left"][nodes] = learned[0][keep][sort]
+        if rules.categorical:  # one-vs-rest splits (Chapter 6): x == c goes left, a NaN right
+            mark_categorical(level, nodes, f[sort], rules.categorical)
         if whole:  # the left and right child of each split node, in order
             split_sums = [side[:, keep].index_select(1, sort) for side in (left, right)]
             children = torch.stack(split_sums, 2).view(len(total), -1)
@@ -599,6 +712,25 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         keys = child_keys(keys[nodes].repeat_interleave(2), sides)
         tree = tree[nodes].repeat_interleave(2)
     return levels
+
+
+def mark_categorical(level, nodes, features, categorical):
+    """Record which of a level's split ``nodes`` split a categorical feature (Chapter 6).
+
+    Introduced in Chapter 7. A split on a feature of ``categorical`` is
+    one-vs-rest: the level's ``"categorical"`` flag makes
+    :func:`next_level_nodes` route it with ``x == c`` (:func:`treelib.rules.goes_left`),
+    and its ``"missing_left"`` is 0, as in the recursive builder: a NaN goes
+    right (``x == c`` is false).
+    """
+    m, device = len(level["n"]), nodes.device
+    codes = torch.tensor(sorted(categorical), dtype=features.dtype, device=device)
+    is_categorical = torch.isin(features, codes)
+    level["categorical"] = torch.zeros(m, dtype=torch.bool, device=device)
+    level["categorical"][nodes] = is_categorical
+    if "missing_left" not in level:
+        level["missing_left"] = torch.full((m,), -1, dtype=torch.int8, device=device)
+    level["missing_left"][nodes[is_categorical]] = 0
 
 
 def new_level(total, sizes, weight, impurity, criterion):
@@ -632,7 +764,8 @@ def next_level_nodes(split_values, samples, node, level, grouped=True):
         missing_left = False  # (-1: no NaN in the node's feature, none to route)
         if "missing_left" in level:
             missing_left = take(level["missing_left"], t) > 0
-        goes_right = ~goes_left(value, take(level["threshold"], t), missing_left=missing_left)
+        categorical = take(level["categorical"], t) if "categorical" in level else False
+        goes_right = ~goes_left(value, take(level["threshold"], t), categorical, missing_left)
         child[a:b] = torch.where(c >= 0, c + goes_right, -1)  # -1: a leaf's sample
     if not grouped:
         kept = torch.nonzero(child >= 0).squeeze(1)
@@ -728,6 +861,14 @@ def assemble_trees(levels, device=None):
         impurity=gather("impurity"),
         n_node_samples=gather("n"),
         weighted_n_node_samples=gather("weight"),
+        categorical=in_preorder(
+            torch.cat(
+                [
+                    level.get("categorical", torch.zeros_like(level["n"], dtype=torch.bool))
+                    for level in levels
+                ]
+            )
+        ),  # fmt: skip
     )
     arrays = table.columns
     if any("missing_left" in level for level in levels):  # a search that saw NaN

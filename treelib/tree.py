@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import (
     RANDOM_CATEGORICAL,
     bins_wanted,
+    categorical_nan_error,
     check_categorical_features,
     check_criterion,
     check_fit_input,
@@ -130,10 +131,7 @@ def check_categorical_columns(X, rules):
     """Categorical features take no NaN and no monotonic constraint (Chapter 6)."""
     for f in sorted(rules.categorical):
         if X is not None and bool(X[:, f].isnan().any()):
-            raise ValueError(
-                f"Categorical feature {f} has missing values (NaN); give them a category "
-                "of their own (e.g. -1) or impute them."
-            )
+            raise categorical_nan_error(f)
         if rules.monotonic is not None and float(rules.monotonic[f]) != 0:
             raise ValueError(f"Categorical feature {f} cannot have a monotonic constraint.")
 
@@ -248,17 +246,24 @@ class BaseDecisionTree(BaseEstimator):
             return self._fit_tensors(X, y, w)
         # The histogram builder reads X only to bin it: bin the rows that count, free X.
         keep, device = w > 0, self._device()
+        categorical = self._categorical(X.shape[1])  # (one bin per category)
         with one_cpu_thread(device):
-            bins = bin_columns((X if bool(keep.all()) else X[keep]).to(device), self.max_bins)
+            kept = (X if bool(keep.all()) else X[keep]).to(device)
+            bins = bin_columns(kept, self.max_bins, categorical)
         X = None  # (memory: the float32 copy of the data is not kept while growing)
         return self._fit_tensors(X, y, w, bins)
+
+    def _categorical(self, n_features):
+        """The categorical features' indices (Chapter 6), for the histogram builder's bins."""
+        names = getattr(self, "feature_names_in_", None)
+        return check_categorical_features(self.categorical_features, n_features, names)
 
     def _builder(self, missing=False, rules=None, multi_output=False):
         """Which builder grows this tree: the one place that decides it (Chapter 7).
 
         ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
-        for what only it handles: categorical features, monotonic
+        for what only it handles: monotonic
         constraints, random splits, several outputs (``multi_output``: y of
         shape (n_samples, n_outputs)), and the criteria ``"absolute_error"`` (a
         median is not a sum: the level-wise and histogram searches only add
@@ -267,18 +272,18 @@ class BaseDecisionTree(BaseEstimator):
         forbids, could pass for one with a small rate; Chapter 3); otherwise
         ``"levelwise"``, or ``"hist"`` (which grows from the bins alone). Every
         builder splits missing values (``missing``: NaN in X; the level-wise ones
-        too since Chapter 7), so ``missing`` no longer changes the choice. The
+        too since Chapter 7), so ``missing`` no longer changes the choice.
+        Categorical features (Chapter 6) are split one-vs-rest by every
+        builder (``"hist"``: one bin per category; Chapter 7). The
         forests and gradient boosting ask their trees here. ``rules``: the
         resolved rules, if known (else read from the parameters).
         """
         if self.max_leaf_nodes is not None:
             return "best-first"
         if rules is not None:
-            special = bool(rules.categorical) or rules.monotonic is not None
-            special = special or rules.splitter != "best"
+            special = rules.monotonic is not None or rules.splitter != "best"
         else:
-            special = self.categorical_features is not None or self.monotonic_cst is not None
-            special = special or self.splitter != "best"
+            special = self.monotonic_cst is not None or self.splitter != "best"
         special = special or exact_builders_only(self.criterion)
         if self.tree_method == "recursive" or special or multi_output:
             return "recursive"
@@ -363,9 +368,10 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Categorical features, monotonic constraints and random splits
+        Monotonic constraints and random splits
         (``splitter="random"``, Chapter 5) are only handled by the recursive
-        builder (Chapter 6); missing values (NaN) by all three. With
+        builder (Chapter 6); categorical features and missing values (NaN)
+        by all three. With
         ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
         exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
@@ -384,7 +390,9 @@ class BaseDecisionTree(BaseEstimator):
                 return grow_tree(X, stats, criterion, rules, seed)
             search = None  # exact
             if builder == "hist":
-                search = HistogramSearch(X, stats, self.max_bins, criterion, bins)
+                search = HistogramSearch(
+                    X, stats, self.max_bins, criterion, bins, rules.categorical
+                )
             return grow_tree_levelwise(X, stats, criterion, rules, seed, search)
 
     def apply(self, X):
