@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from treelib.criteria import target_stats
+from treelib.grow import grow_best_first_on, grow_tree_best_first
 from treelib.hist import HistogramSearch
 from treelib.levelwise import ExactSearch, grow_tree_levelwise
 from treelib.rules import StoppingRules
@@ -114,4 +115,19 @@ def test_levelwise_grows_the_same_tree_with_the_node_search(kind, nan):
         assert exact.node_count > 15
         for name in FIELDS:
             a, b = np.asarray(getattr(per_node, name)), np.asarray(getattr(exact, name))
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("nan", [False, True])
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_best_first_on_the_node_search_is_the_exact_best_first_tree(kind, nan):
+    for seed in range(N_SETS):
+        X, stats, criterion = dataset(kind, seed, nan)
+        rules = StoppingRules(min_samples_leaf=3, max_features=X.shape[1] - seed % 2)
+        leaves = 4 + 5 * seed
+        exact = grow_tree_best_first(X, stats, criterion, rules, seed, leaves)
+        on_search = grow_best_first_on(NodeSearch(X, stats), stats, criterion, rules, seed, leaves)
+        assert 7 <= exact.node_count <= 2 * leaves - 1
+        for name in FIELDS:
+            a, b = np.asarray(getattr(on_search, name)), np.asarray(getattr(exact, name))
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, err_msg=name)

@@ -35,6 +35,7 @@ from ._validation import (
 from .batched import AS_DONE, fit_trees_batched
 from .hist import bin_columns
 from .tree import (
+    BINNED_BUILDERS,
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     apply_class_weight,
@@ -375,7 +376,7 @@ class BaseForest(EnsembleSequence, BaseEstimator):
         bins = None  # the histogram builder bins the data once for all trees
         missing = bool(X.isnan().any())  # (NaN: binned apart, Chapter 7)
         multi_output = y.dim() == 2  # several outputs: the recursive builder (Chapter 3)
-        if self.estimator_._builder(missing, multi_output=multi_output) == "hist":
+        if self.estimator_._builder(missing, multi_output=multi_output) in BINNED_BUILDERS:
             bins = bin_columns(X, self.max_bins)
         trees = []
         for seed in seeds:
