@@ -23,6 +23,7 @@ from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named
     is_leaf_before_search,
     too_small_a_decrease,
 )
+from .search import search_level
 from .split import best_split
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, Tree
 
@@ -213,8 +214,6 @@ def grow_best_first_on(search, stats, criterion, rules, seed, max_leaf_nodes):
     the exact builder's (:func:`next_to_split`), so the nodes, their ids and
     the tree are the same. Chapter 9's leaf-wise boosting grows this way.
     """
-    from .search import search_level  # (it imports draw_features from here)
-
     nodes, frontier, device = [], {}, stats.device
     root_weight = float(node_weight(node_sums(stats), criterion))
 

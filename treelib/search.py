@@ -99,7 +99,7 @@ class NodeSearch:
 
     def best_splits(self, total, keys, rules, criterion, trees=None):
         """:func:`treelib.split.best_split` of each group (:meth:`SplitSearch.best_splits`)."""
-        from .grow import draw_features  # (grow imports this module)
+        from .grow import draw_features  # (grow imports this module: not at the top)
 
         found = []  # (group, feature, threshold, left sums, missing_left)
         for g, idx in enumerate(self.active.split(self.sizes.tolist())):
