@@ -37,6 +37,7 @@ from .batched import AS_DONE, fit_trees_batched
 from .hist import bin_columns
 from .rules import StoppingRules
 from .tree import (
+    BINNED_BUILDERS,
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     apply_class_weight,
@@ -425,7 +426,7 @@ class BaseForest(EnsembleSequence, BaseEstimator):
         names = getattr(self, "feature_names_in_", None)  # (no NaN in a categorical feature)
         categorical = check_categorical_features(self.categorical_features, X.shape[1], names)
         check_categorical_columns(X, StoppingRules(categorical=categorical))
-        if self.estimator_._builder(missing, multi_output=multi_output) == "hist":
+        if self.estimator_._builder(missing, multi_output=multi_output) in BINNED_BUILDERS:
             bins = bin_columns(X, self.max_bins, categorical)  # (one bin per category)
         trees = []
         for seed in seeds:

@@ -49,7 +49,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
 from .hist import bin_columns
-from .tree import TREE_METHODS, DecisionTreeRegressor
+from .tree import BINNED_BUILDERS, TREE_METHODS, DecisionTreeRegressor
 
 EPS = float(np.finfo(np.float64).eps)
 SAFE_DIVIDE_BELOW = 1e-150  # scikit-learn's _safe_divide: a smaller denominator gives 0
@@ -330,7 +330,7 @@ class BaseGradientBoosting(BaseEstimator):
             self.oob_scores_ = np.zeros(self.n_estimators)
             self.oob_score_ = np.nan
         bins = None  # the histogram builder bins the data once for all trees
-        if self._make_tree(0)._builder() == "hist":  # (the trees' own choice)
+        if self._make_tree(0)._builder() in BINNED_BUILDERS:  # (the trees' own choice)
             bins = bin_columns(X, self.max_bins)
         raw = self._init_raw(X.shape[0], device)
         n_stages = self._fit_stages(loss, X, y, w, raw, bins, rng, val)

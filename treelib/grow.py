@@ -15,6 +15,7 @@ from .node_random import child_keys, root_key, search_ranks
 from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named from here)
     FEATURE_THRESHOLD,
     StoppingRules,
+    bigger_child_is_left,
     child_bounds,
     clip_value,
     goes_left,
@@ -22,6 +23,7 @@ from .rules import (  # noqa: F401  (is_leaf_before_search, StoppingRules: named
     is_leaf_before_search,
     too_small_a_decrease,
 )
+from .search import search_level
 from .split import best_split
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, NodeTable
 
@@ -183,7 +185,7 @@ def grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes):
     for _ in range(max_leaf_nodes - 1):
         if not frontier:
             break
-        node_id = max(frontier, key=lambda i: (frontier[i][0], -i))  # ties: the oldest node
+        node_id = next_to_split(frontier)
         _, split, idx, left, depth, key, bounds = frontier.pop(node_id)
         set_split(nodes[node_id], split)
         left_bounds, right_bounds = split_bounds(split, rules, bounds)
@@ -200,6 +202,62 @@ NODE_FIELDS = dict(
     weight="weighted_n_node_samples",
     missing_left="missing_go_to_left",
 )
+
+
+def next_to_split(frontier):
+    """The node a best-first builder splits next: the largest improvement (Chapter 2).
+
+    ``frontier`` maps node ids to tuples whose first entry is the node's
+    improvement; ties go to the node created first (the smallest id).
+    """
+    return max(frontier, key=lambda i: (frontier[i][0], -i))
+
+
+def grow_best_first_on(search, stats, criterion, rules, seed, max_leaf_nodes):
+    """:func:`grow_tree_best_first` on a level search: leaf-wise growth (Chapter 7).
+
+    ``search`` obeys :class:`treelib.search.SplitSearch` and reads the
+    samples grouped by node (``takes_grouped``: the histograms of
+    :class:`treelib.hist.HistogramSearch`, or :class:`treelib.search.NodeSearch`).
+    The root, then each split's two children, are searched together as a
+    small level (:func:`treelib.search.search_level`); the frontier rule is
+    the exact builder's (:func:`next_to_split`), so the nodes, their ids and
+    the tree are the same. Chapter 9's leaf-wise boosting grows this way.
+    """
+    nodes, frontier, device = [], {}, stats.device
+    root_weight = float(node_weight(node_sums(stats), criterion))
+
+    def add(samples, sizes, depth, keys):  # new nodes and their splits: into the frontier
+        new, splits = search_level(
+            search, stats, samples, sizes, depth, keys, criterion, rules, root_weight
+        )
+        first = len(nodes)
+        nodes.extend(new)
+        for i, part in enumerate(samples.split(sizes.tolist())):
+            if i in splits:
+                frontier[first + i] = splits[i] + (part, depth, keys[i : i + 1])
+        return first
+
+    n = stats.shape[1]
+    add(torch.arange(n, device=device), torch.tensor([n], device=device), 0, root_key(seed, device))
+    for _ in range(max_leaf_nodes - 1):
+        if not frontier:
+            break
+        node_id = next_to_split(frontier)
+        _, feature, threshold, learned, samples, depth, key = frontier.pop(node_id)
+        categorical = feature in rules.categorical  # one-vs-rest: x == c (Chapter 6)
+        value = search.split_values(samples, torch.full_like(samples, feature))
+        left = goes_left(value, threshold, categorical, missing_left=learned == 1)
+        n_left = int(left.sum())
+        sizes = torch.tensor([n_left, len(samples) - n_left], device=device)
+        keys = child_keys(key.repeat(2), torch.arange(2, device=device))
+        first = add(torch.cat([samples[left], samples[~left]]), sizes, depth + 1, keys)
+        missing_left = learned == 1 if learned >= 0 else bigger_child_is_left(*sizes.tolist())
+        nodes[node_id].update(
+            feature=feature, threshold=threshold, left=first, right=first + 1,
+            categorical=categorical, missing_left=missing_left and not categorical,
+        )  # fmt: skip
+    return tree_of(nodes, device)
 
 
 def tree_of(nodes, device):

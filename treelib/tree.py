@@ -41,12 +41,13 @@ from .criteria import (
     MultiOutputClassification,
     target_stats,
 )
-from .grow import StoppingRules, grow_tree, grow_tree_best_first
+from .grow import StoppingRules, grow_best_first_on, grow_tree, grow_tree_best_first
 from .hist import HistogramSearch, bin_columns
 from .levelwise import grow_tree_levelwise
 from .pruning import prune, pruning_path
 
 TREE_METHODS = ("recursive", "levelwise", "hist")
+BINNED_BUILDERS = ("hist", "best-first-hist")  # the builders that grow on bins (Chapter 7)
 
 
 def exact_builders_only(criterion):
@@ -242,7 +243,8 @@ class BaseDecisionTree(BaseEstimator):
         if self._is_classifier:
             w = apply_class_weight(self.class_weight, self.classes_, y, w)
         multi_output = y.dim() == 2
-        if self._builder(missing=bool(X.isnan().any()), multi_output=multi_output) != "hist":
+        builder = self._builder(missing=bool(X.isnan().any()), multi_output=multi_output)
+        if builder not in BINNED_BUILDERS:
             return self._fit_tensors(X, y, w)
         # The histogram builder reads X only to bin it: bin the rows that count, free X.
         keep, device = w > 0, self._device()
@@ -261,8 +263,11 @@ class BaseDecisionTree(BaseEstimator):
     def _builder(self, missing=False, rules=None, multi_output=False):
         """Which builder grows this tree: the one place that decides it (Chapter 7).
 
-        ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
-        ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
+        With ``max_leaf_nodes``: ``"best-first-hist"`` (best-first growth on
+        histograms, :func:`treelib.grow.grow_best_first_on`) for
+        ``tree_method="hist"``, unless the tree needs what only the recursive
+        builder handles (below); else ``"best-first"`` (exact search, any
+        ``tree_method``). Without it: ``"recursive"`` for ``tree_method="recursive"`` and
         for what only it handles: monotonic
         constraints, random splits, several outputs (``multi_output``: y of
         shape (n_samples, n_outputs)), and the criteria ``"absolute_error"`` (a
@@ -278,16 +283,17 @@ class BaseDecisionTree(BaseEstimator):
         forests and gradient boosting ask their trees here. ``rules``: the
         resolved rules, if known (else read from the parameters).
         """
-        if self.max_leaf_nodes is not None:
-            return "best-first"
         if rules is not None:
             special = rules.monotonic is not None or rules.splitter != "best"
         else:
             special = self.monotonic_cst is not None or self.splitter != "best"
         special = special or exact_builders_only(self.criterion)
+        binned = bins_wanted(self.tree_method, self.max_bins)  # (hist, with a valid max_bins)
+        if self.max_leaf_nodes is not None:
+            return "best-first-hist" if binned and not (special or multi_output) else "best-first"
         if self.tree_method == "recursive" or special or multi_output:
             return "recursive"
-        if self.tree_method == "hist" and not bins_wanted(self.tree_method, self.max_bins):
+        if self.tree_method == "hist" and not binned:
             return "levelwise"  # (an invalid max_bins: _grow raises its error)
         return self.tree_method
 
@@ -371,9 +377,9 @@ class BaseDecisionTree(BaseEstimator):
         Monotonic constraints and random splits
         (``splitter="random"``, Chapter 5) are only handled by the recursive
         builder (Chapter 6); categorical features and missing values (NaN)
-        by all three. With
-        ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
-        exact split search (:func:`treelib.grow.grow_tree_best_first`).
+        by all three. With ``max_leaf_nodes`` the trees grow best-first: on
+        histograms for ``tree_method="hist"`` (:func:`treelib.grow.grow_best_first_on`),
+        else with the exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
         if self.tree_method not in TREE_METHODS:
             raise ValueError(
@@ -384,6 +390,9 @@ class BaseDecisionTree(BaseEstimator):
         max_leaf_nodes = check_max_leaf_nodes(self.max_leaf_nodes)
         builder = self._builder(self._missing_in_fit, rules, self.n_outputs_ > 1)
         with one_cpu_thread(stats.device):
+            if builder == "best-first-hist":
+                search = HistogramSearch(X, stats, self.max_bins, criterion, bins)
+                return grow_best_first_on(search, stats, criterion, rules, seed, max_leaf_nodes)
             if builder == "best-first":
                 return grow_tree_best_first(X, stats, criterion, rules, seed, max_leaf_nodes)
             if builder == "recursive":
@@ -483,8 +492,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Grow best-first (Chapter 2): always split the open node whose split
         decreases the weighted impurity most, until the tree has this many
         leaves (or no node can be split). None: grow depth-first, unlimited.
-        Every ``tree_method`` then grows the same tree with the exact split
-        search (``max_bins`` is unused).
+        ``tree_method="hist"`` grows it on histograms (Chapter 7: the tree of
+        the exact search when the bins hold every distinct value); the other
+        methods grow it with the exact split search.
     class_weight : dict, list of dicts, "balanced" or None, default=None
         Weights of the classes, multiplying ``sample_weight`` (Chapter 6):
         ``{label: weight}``, or ``"balanced"``: ``n_samples / (n_classes *
