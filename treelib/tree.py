@@ -258,14 +258,15 @@ class BaseDecisionTree(BaseEstimator):
 
         ``"best-first"`` with ``max_leaf_nodes`` (exact search, any
         ``tree_method``); ``"recursive"`` for ``tree_method="recursive"`` and
-        for what only it handles: categorical features, monotonic
-        constraints, random splits, several outputs (``multi_output``: y of
+        for what only it handles: categorical features, random splits,
+        several outputs (``multi_output``: y of
         shape (n_samples, n_outputs)), and the criteria ``"absolute_error"`` (a
         median is not a sum: the level-wise and histogram searches only add
         statistics up) and ``"poisson"`` (their sums are exact only to the size
         of a whole level, and a child whose targets sum to 0, which Poisson
         forbids, could pass for one with a small rate; Chapter 3); otherwise
-        ``"levelwise"``, or ``"hist"`` (which grows from the bins alone). Every
+        ``"levelwise"``, or ``"hist"`` (which grows from the bins alone);
+        monotonic constraints (Chapter 6) too, since Chapter 7. Every
         builder splits missing values (``missing``: NaN in X; the level-wise ones
         too since Chapter 7), so ``missing`` no longer changes the choice. The
         forests and gradient boosting ask their trees here. ``rules``: the
@@ -274,11 +275,9 @@ class BaseDecisionTree(BaseEstimator):
         if self.max_leaf_nodes is not None:
             return "best-first"
         if rules is not None:
-            special = bool(rules.categorical) or rules.monotonic is not None
-            special = special or rules.splitter != "best"
+            special = bool(rules.categorical) or rules.splitter != "best"
         else:
-            special = self.categorical_features is not None or self.monotonic_cst is not None
-            special = special or self.splitter != "best"
+            special = self.categorical_features is not None or self.splitter != "best"
         special = special or exact_builders_only(self.criterion)
         if self.tree_method == "recursive" or special or multi_output:
             return "recursive"
@@ -363,9 +362,9 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Categorical features, monotonic constraints and random splits
-        (``splitter="random"``, Chapter 5) are only handled by the recursive
-        builder (Chapter 6); missing values (NaN) by all three. With
+        Categorical features and random splits (``splitter="random"``,
+        Chapter 5) are only handled by the recursive builder (Chapter 6);
+        missing values (NaN) and monotonic constraints by all three. With
         ``max_leaf_nodes`` every ``tree_method`` grows best-first with the
         exact split search (:func:`treelib.grow.grow_tree_best_first`).
         """
