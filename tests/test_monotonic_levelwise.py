@@ -142,22 +142,25 @@ def test_a_constraint_changes_the_level_wise_tree():
 
 
 def test_values_are_clipped_to_the_bounds():
-    """Worked by hand: a child's value outside its bounds is clipped, as scikit-learn does.
+    """Worked by hand: a value outside its node's bounds is clipped, as scikit-learn does.
 
-    x = 1..4, y = [0, 10, 1, 11], ``monotonic_cst=[1]``, depth 2. The root
-    splits at 2.5 (means 5 and 6: increasing), so the left child's values stay
-    at or below the middle 5.5 and the right child's at or above it. The left
-    child splits at 1.5 (0 and 10), 10 clipped to 5.5; the right at 3.5 (1 and
-    11), 1 clipped to 5.5.
+    x0 = [1, 1, 2, 2], x1 = [1, 2, 1, 2], y = [0, 8, 9, 11],
+    ``monotonic_cst=[1, 0]``, depth 2. The root splits on x0 (squared errors
+    32 + 2 = 34, against 40.5 + 4.5 = 45 on x1): means 4 and 10, so the left
+    child's values stay at or below the middle 7 and the right child's at or
+    above it. Each child then splits on x1, which is unconstrained (no check):
+    the left child's leaves are 0 and 8, 8 clipped to 7; the right's 9 and 11.
     """
-    X = np.arange(1, 5, dtype=np.float32)[:, None]
-    y = np.array([0.0, 10.0, 1.0, 11.0])
-    theirs = sktree.DecisionTreeRegressor(monotonic_cst=[1], max_depth=2).fit(X, y)
-    np.testing.assert_array_equal(theirs.predict(X), [0, 5.5, 5.5, 11])
+    X = np.array([[1, 1], [1, 2], [2, 1], [2, 2]], dtype=np.float32)
+    y = np.array([0.0, 8.0, 9.0, 11.0])
+    theirs = sktree.DecisionTreeRegressor(monotonic_cst=[1, 0], max_depth=2).fit(X, y)
+    np.testing.assert_array_equal(theirs.predict(X), [0, 7, 9, 11])
     for tree_method in FAST:
-        ours = DecisionTreeRegressor(monotonic_cst=[1], max_depth=2, tree_method=tree_method)
+        ours = DecisionTreeRegressor(monotonic_cst=[1, 0], max_depth=2, tree_method=tree_method)
         assert ours._builder() == tree_method
-        assert_same_as(ours.fit(X, y), theirs, X, "regressor")
+        ours.fit(X, y)
+        np.testing.assert_array_equal(ours.tree_.value.ravel(), [7, 4, 0, 7, 10, 9, 11])
+        assert_same_as(ours, theirs, X, "regressor")
 
 
 @pytest.mark.parametrize("tree_method", FAST)
