@@ -320,6 +320,8 @@ def block_monotonic(monotonic, block, at, a, b):
     constraint = constraint[block]
     if constraint.shape[1] > 1:  # (one constraint per row and position)
         constraint = constraint[:, a:b]
+    if not bool(constraint.any()):  # unconstrained rows: every candidate allowed, no check
+        return None
     return constraint, lower.index_select(0, at), upper.index_select(0, at)
 
 
