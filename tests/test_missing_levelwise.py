@@ -159,7 +159,9 @@ def test_the_builder_for_nan():
     """``_builder`` is the one place: NaN no longer sends a tree to the recursive builder."""
     assert DecisionTreeClassifier(tree_method="hist")._builder(missing=True) == "hist"
     assert DecisionTreeClassifier(tree_method="levelwise")._builder(missing=True) == "levelwise"
-    params = dict(tree_method="hist", monotonic_cst=[1])  # (still the recursive builder's)
+    params = dict(tree_method="hist", monotonic_cst=[1])  # (the histogram builder's too)
+    assert DecisionTreeClassifier(**params)._builder(missing=True) == "hist"
+    params = dict(tree_method="hist", categorical_features=[0])  # (still the recursive builder's)
     assert DecisionTreeClassifier(**params)._builder(missing=True) == "recursive"
 
 

@@ -64,8 +64,11 @@ class AllThree:
         for search in self.searches:
             search.regroup_level(samples, node, group_of_node, sizes)
 
-    def best_splits(self, total, keys, rules, criterion, trees=None):
-        found = [by_group(s.best_splits(total, keys, rules, criterion)) for s in self.searches]
+    def best_splits(self, total, keys, rules, criterion, trees=None, bounds=None):
+        found = [
+            by_group(s.best_splits(total, keys, rules, criterion, bounds=bounds))
+            for s in self.searches
+        ]
         exact = found[0]
         for other in found[1:]:
             assert len(other) == len(exact)  # (a fifth array, missing_left, with NaN)
@@ -130,4 +133,22 @@ def test_best_first_on_the_node_search_is_the_exact_best_first_tree(kind, nan):
         assert 7 <= exact.node_count <= 2 * leaves - 1
         for name in FIELDS:
             a, b = np.asarray(getattr(on_search, name)), np.asarray(getattr(exact, name))
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("nan", [False, True])
+def test_three_searches_agree_under_monotonic_constraints(nan):
+    """Each node's bounds (Chapter 6) reach every search through the protocol."""
+    for seed in range(N_SETS):
+        X, stats, criterion = dataset("regressor", seed, nan)
+        p = X.shape[1]
+        monotonic = torch.zeros(p, dtype=torch.float64)
+        monotonic[0], monotonic[1] = 1, -1  # (y rises with x0; x1 enters as a square)
+        rules = StoppingRules(max_depth=5, max_features=p - seed % 2, monotonic=monotonic)
+        search = AllThree(X, stats, criterion)
+        tree = grow_tree_levelwise(X, stats, criterion, rules, seed, search)
+        assert search.levels >= 4 and search.splits >= 8
+        per_node = grow_tree_levelwise(X, stats, criterion, rules, seed, NodeSearch(X, stats))
+        for name in FIELDS:
+            a, b = np.asarray(getattr(per_node, name)), np.asarray(getattr(tree, name))
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, err_msg=name)

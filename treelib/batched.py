@@ -136,8 +136,8 @@ def batchable(tree, n_samples, n_features, missing=False):
     """The stopping rules if ``tree``'s settings can be grown batched, else None.
 
     Introduced in Chapter 7. Covered: the level-wise and histogram builders
-    (NaN in X and categorical features included: ``missing``), without
-    monotonic constraints or random splits (``splitter="random"``, the extra trees of
+    (NaN in X, categorical features and monotonic constraints included: ``missing``),
+    without random splits (``splitter="random"``, the extra trees of
     Chapter 5, grown by the recursive builder), ``min_weight_fraction_leaf=0``
     (otherwise each tree's minimum leaf weight depends on its bootstrap
     total), no ``max_leaf_nodes``, no pruning, no class weights of the tree's

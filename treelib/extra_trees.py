@@ -39,10 +39,9 @@ from .rules import (
     heavy_enough,
     is_constant,
     is_tie_or_best,
-    monotonic_ok,
     tie_tolerance,
 )
-from .split import Candidate, make_split, split_scores, split_values
+from .split import Candidate, make_split, monotonic_mask, split_scores
 from .tree import DecisionTreeRegressor
 
 THRESHOLD_SALT = 0x51ED270B  # separates the threshold draws from the feature order's hashes
@@ -161,12 +160,8 @@ def random_split(
     allowed &= heavy_enough(w_left, w_right, min_weight_leaf)
     if monotonic is not None:
         constraint, bound_low, bound_high = monotonic
-        constraint = constraint[features]
-        ok = monotonic_ok(
-            split_values(left, w_left, criterion), split_values(right, w_right, criterion),
-            constraint, bound_low, bound_high,
-        )  # fmt: skip
-        allowed &= (constraint == 0) | ok
+        monotonic = (constraint[features], bound_low, bound_high)
+        allowed &= monotonic_mask(left, right, w_left, w_right, criterion, monotonic)
     scores = torch.where(allowed, split_scores(left, right, w_left, w_right, criterion), -torch.inf)
     best = scores.max()
     if best == float("-inf"):

@@ -405,7 +405,7 @@ class HistogramSearch:
             return hist, counts, torch.cat(pair_cells)
         return hist, counts
 
-    def best_splits(self, total, keys, rules, criterion, trees=None):
+    def best_splits(self, total, keys, rules, criterion, trees=None, bounds=None):
         """Each open node's best split: ``(group, feature, threshold, left statistics)``.
 
         With ``max_features`` below the number of features, a node searches
@@ -417,22 +417,32 @@ class HistogramSearch:
         used: each node's histograms are its own, and the running sums along
         the list of bins are restarted per (node, feature) by subtraction, as
         between the nodes of one tree (the tie rule absorbs the rounding).
+        ``bounds``: ``(2, m)``, each open node's lower and upper bound under
+        monotonic constraints (``rules.monotonic``, Chapter 6), or None.
         """
         p, k = self.codes.shape[1], rules.max_features
         nodes = torch.arange(total.shape[1], device=total.device)
         if k >= p:
             ranks = search_ranks(keys, p, p)
-            return self.search_nodes(nodes, None, ranks, total, rules, criterion)[0]
+            return self.search_nodes(
+                nodes, None, ranks, total, rules, criterion, value_bounds=bounds
+            )[0]
         order = torch.argsort(search_ranks(keys, p, p), dim=1)  # each node's visiting order
-        found, fallback = self.search_nodes(nodes, order[:, :k], 0, total, rules, criterion)
+        found, fallback = self.search_nodes(
+            nodes, order[:, :k], 0, total, rules, criterion, value_bounds=bounds
+        )
         if len(fallback) == 0:
             return found
         # every drawn feature is constant there: search the first one of the rest that varies
         later = order[fallback, k:]
-        more, _ = self.search_nodes(fallback, later, k, total, rules, criterion, first_only=True)
+        more, _ = self.search_nodes(
+            fallback, later, k, total, rules, criterion, first_only=True, value_bounds=bounds
+        )
         return tuple(torch.cat(parts, dim=-1) for parts in zip(found, more))
 
-    def search_nodes(self, nodes, features, ranks, total, rules, criterion, first_only=False):
+    def search_nodes(
+        self, nodes, features, ranks, total, rules, criterion, first_only=False, value_bounds=None
+    ):
         """The best splits of some open nodes (``nodes``, increasing), a batch at a time.
 
         ``features`` (``(len(nodes), slots)`` or ``None``: every feature) are
@@ -446,7 +456,8 @@ class HistogramSearch:
         most cells would be empty, and the batch lists only its non-empty
         cells (:meth:`sparse_cells`), at a cost that follows the samples, not
         the bins. Returns the splits found and the nodes whose slots were all
-        constant.
+        constant. ``value_bounds``: every open node's monotonic bounds (``(2, m)``),
+        or None.
         """
         p, B = self.codes.shape[1], self.n_bins
         slots = p if features is None else features.shape[1]
@@ -508,12 +519,15 @@ class HistogramSearch:
                 constant_nodes.append(nodes[part][constant.all(1)])
             batch_total = total.index_select(1, nodes[part])
             context = (batch_total, sizes[part], batch_ranks, drawn, rules, criterion)
-            if rules.categorical:  # (one-vs-rest splits too: Chapter 6)
+            batch_bounds = None
+            if value_bounds is not None:
+                batch_bounds = value_bounds.index_select(1, nodes[part])
+            if rules.categorical:  # (one-vs-rest splits too: Chapter 6; never with constraints)
                 g, *split = self.scan_with_categories(cells, row, grid, present, context)
             elif grid is None:
-                g, *split = self.scan_cells(cells, row, *context)
+                g, *split = self.scan_cells(cells, row, *context, bounds=batch_bounds)
             else:
-                g, *split = self.scan_grid(*grid, present, *context)
+                g, *split = self.scan_grid(*grid, present, *context, bounds=batch_bounds)
             found.append((nodes[part][g], *split))
             first += count
         found = tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
@@ -704,7 +718,7 @@ class HistogramSearch:
                 n_in = torch.bincount(inverse, minlength=len(cell))
         return cell, values, n_in
 
-    def scan_cells(self, cells, row, total, sizes, ranks, features, rules, criterion):
+    def scan_cells(self, cells, row, total, sizes, ranks, features, rules, criterion, bounds=None):
         """:meth:`best_in_cells` on at most ``MAX_SCAN`` cells at a time, in whole nodes.
 
         A node with more than ``MAX_SCAN`` cells is scanned alone.
@@ -716,7 +730,9 @@ class HistogramSearch:
         cell, values, n_in = cells
         count, slots = ranks.shape
         if len(cell) <= MAX_SCAN:
-            return self.best_in_cells(*cells, row, total, sizes, ranks, features, rules, criterion)
+            return self.best_in_cells(
+                *cells, row, total, sizes, ranks, features, rules, criterion, bounds
+            )
         nodes = torch.arange(count + 1, device=row.device)
         node_starts = torch.searchsorted(row // slots, nodes).tolist()  # each node's first cell
         found, first = [], 0
@@ -734,14 +750,16 @@ class HistogramSearch:
                 None if features is None else features[first:end],
                 rules,
                 criterion,
+                None if bounds is None else bounds[:, first:end],
             )
             found.append((g + first, *split))
             first = end
         return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
 
     def best_in_cells(
-        self, cell, values, n_in, row, total, sizes, ranks, features, rules, criterion
-    ):
+        self, cell, values, n_in, row, total, sizes, ranks, features, rules, criterion,
+        bounds=None,
+    ):  # fmt: skip
         """Each node's best split from its non-empty cells: ``(node, feature, threshold, left)``.
 
         ``cell``, ``values``, ``n_in``: from :meth:`listed_cells`,
@@ -751,7 +769,8 @@ class HistogramSearch:
         ``s`` is feature ``s``) are the nodes' own, numbered from 0. Only
         non-empty bins matter: listed in (node, slot, bin) order, the next
         entry of the same (node, slot) is the next non-empty bin, the right
-        side of a split after this one.
+        side of a split after this one. ``bounds``: the nodes' monotonic
+        bounds (``(2, nodes)``, Chapter 6), or None.
         """
         p, B, (count, slots) = self.codes.shape[1], self.n_bins, ranks.shape
         n = len(cell)
@@ -780,11 +799,12 @@ class HistogramSearch:
         if self.has_nan:
             return self.best_in_cells_missing(
                 left, values, n_left, n_in, same_row, nxt, g, b, f, rank, row, allowed, low,
-                high, total, sizes, count, slots, rules, criterion,
+                high, total, sizes, count, slots, rules, criterion, bounds,
             )  # fmt: skip
         if n_left is not None:
             allowed &= big_enough(n_left, sizes.index_select(0, g) - n_left, rules.min_samples_leaf)
-        scores = masked_scores(left, columns(total, g), allowed, rules, criterion)
+        monotonic = cell_monotonic(rules, bounds, f, g)
+        scores = masked_scores(left, columns(total, g), allowed, rules, criterion, monotonic)
         tol = tie_tolerance(total, criterion)
         winner = segmented_argmax(scores, g, rank * B + b, count, tol)  # ties: rank, then bin
         won = torch.nonzero(winner).squeeze(1)  # (once: a mask is searched at every use)
@@ -793,7 +813,7 @@ class HistogramSearch:
 
     def best_in_cells_missing(
         self, left, values, n_left, n_in, same_row, nxt, g, b, f, rank, row, known, low,
-        high, total, sizes, count, slots, rules, criterion,
+        high, total, sizes, count, slots, rules, criterion, bounds=None,
     ):  # fmt: skip
         """:meth:`best_in_cells` where some feature has NaN: five arrays, ``missing_left`` last.
 
@@ -833,9 +853,13 @@ class HistogramSearch:
             third_n = n_left.index_select(0, third) + n_missing.index_select(0, row[third])
             third_allowed = big_enough(third_n, size.index_select(0, third) - third_n, msl)
         g3 = g.index_select(0, third)
+        monotonic = cell_monotonic(rules, bounds, f, g)
+        monotonic3 = cell_monotonic(rules, bounds, f.index_select(0, third), g3)
         scores = torch.cat([
-            masked_scores(left, columns(total, g), allowed, rules, criterion),
-            masked_scores(third_left, columns(total, g3), third_allowed, rules, criterion),
+            masked_scores(left, columns(total, g), allowed, rules, criterion, monotonic),
+            masked_scores(
+                third_left, columns(total, g3), third_allowed, rules, criterion, monotonic3
+            ),
         ])  # fmt: skip
         key = torch.cat([rank * (2 * B) + b, rank[third] * (2 * B) + B + b[third]])
         tol = tie_tolerance(total, criterion)
@@ -852,7 +876,9 @@ class HistogramSearch:
         chosen = torch.cat([left, third_left], -1).index_select(-1, won)
         return g[at], f[at], threshold, chosen, missing_left
 
-    def scan_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
+    def scan_grid(
+        self, hist, counts, present, total, sizes, ranks, features, rules, criterion, bounds=None
+    ):
         """:meth:`best_in_grid` on at most ``MAX_SCAN`` cells at a time, in whole nodes."""
         count, slots, B = present.shape
         step = max(1, MAX_SCAN // (slots * B))
@@ -869,11 +895,14 @@ class HistogramSearch:
                 None if features is None else features[part],
                 rules,
                 criterion,
+                None if bounds is None else bounds[:, part],
             )
             found.append((g + a, *split))
         return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
 
-    def best_in_grid(self, hist, counts, present, total, sizes, ranks, features, rules, criterion):
+    def best_in_grid(
+        self, hist, counts, present, total, sizes, ranks, features, rules, criterion, bounds=None
+    ):
         """Each node's best split from its dense histograms: ``(node, feature, threshold, left)``.
 
         The rules of :meth:`best_in_cells` on the whole (node, slot, bin) grid
@@ -884,7 +913,7 @@ class HistogramSearch:
         Where most cells are non-empty (the top of a tree), this saves listing
         them and reading every list entry's row, feature and bin back.
         ``hist`` is ``(n_stats, nodes, slots, B)``, ``counts`` and ``present``
-        ``(nodes, slots, B)``; the rest as in :meth:`best_in_cells`.
+        ``(nodes, slots, B)``; the rest (``bounds`` too) as in :meth:`best_in_cells`.
         """
         p, (count, slots, B) = self.codes.shape[1], present.shape
         device = present.device
@@ -903,14 +932,15 @@ class HistogramSearch:
         allowed = present & (nxt < INF) & distinct(high, nxt) & searched
         left = hist.cumsum(-1).to(total.dtype)
         n_left = counts.cumsum(-1) if rules.min_samples_leaf > 1 else None
+        monotonic = grid_monotonic(rules, bounds, features)
         if self.has_nan:
             return self.best_in_grid_missing(
                 hist, counts, present, total, sizes, ranks, features, rules, criterion,
-                high, nxt, searched, allowed, left, n_left,
+                high, nxt, searched, allowed, left, n_left, monotonic,
             )  # fmt: skip
         if n_left is not None:
             allowed &= big_enough(n_left, sizes[:, None, None] - n_left, rules.min_samples_leaf)
-        scores = masked_scores(left, total[:, :, None, None], allowed, rules, criterion)
+        scores = masked_scores(left, total[:, :, None, None], allowed, rules, criterion, monotonic)
         scores = scores.view(count, slots * B)
         best = scores.amax(1, keepdim=True)
         tie = is_tie_or_best(scores, best, tie_tolerance(total, criterion)[:, None])
@@ -924,7 +954,7 @@ class HistogramSearch:
 
     def best_in_grid_missing(
         self, hist, counts, present, total, sizes, ranks, features, rules, criterion,
-        high, nxt, searched, known, left, n_left,
+        high, nxt, searched, known, left, n_left, monotonic=None,
     ):  # fmt: skip
         """:meth:`best_in_grid` where some feature has NaN: five arrays, ``missing_left`` last.
 
@@ -933,7 +963,8 @@ class HistogramSearch:
         each row's last non-empty known bin (no known bin after it: ``nxt``
         is ``inf``) when the row's NaN bin is non-empty, block 3 (the NaN
         left) a second grid, the row's NaN statistics added to the running
-        sums; the tie keys of a row run through both grids.
+        sums; the tie keys of a row run through both grids. ``monotonic``:
+        :func:`grid_monotonic`'s constraints, or None.
         """
         count, slots, B = present.shape
         msl, device = rules.min_samples_leaf, present.device
@@ -953,8 +984,8 @@ class HistogramSearch:
             allowed_nan &= big_enough(n_left + n_missing, size - n_left - n_missing, msl)
         grand = total[:, :, None, None]
         scores = torch.cat([
-            masked_scores(left, grand, allowed, rules, criterion),
-            masked_scores(left_nan, grand, allowed_nan, rules, criterion),
+            masked_scores(left, grand, allowed, rules, criterion, monotonic),
+            masked_scores(left_nan, grand, allowed_nan, rules, criterion, monotonic),
         ], -1).view(count, slots * 2 * B)  # fmt: skip
         best = scores.amax(1, keepdim=True)
         tie = is_tie_or_best(scores, best, tie_tolerance(total, criterion)[:, None])
@@ -971,3 +1002,24 @@ class HistogramSearch:
         f = take(features.contiguous(), row)
         both = torch.cat([left, left_nan], -1).reshape(len(left), -1)
         return g, f, threshold, both.index_select(1, row * (2 * B) + j), missing_left
+
+
+def cell_monotonic(rules, bounds, features, nodes):
+    """The monotonic constraints of listed candidates (Chapter 6), or None.
+
+    ``features`` and ``nodes`` are each candidate's feature and node;
+    ``bounds`` the nodes' ``(lower, upper)`` (``(2, nodes)``, None: no
+    constraint). The ``monotonic`` argument of :func:`treelib.levelwise.masked_scores`.
+    """
+    if bounds is None:
+        return None
+    constraint = rules.monotonic.index_select(0, features)
+    return constraint, bounds[0].index_select(0, nodes), bounds[1].index_select(0, nodes)
+
+
+def grid_monotonic(rules, bounds, features):
+    """:func:`cell_monotonic` for a ``(nodes, slots, B)`` grid; ``features``: ``(nodes, slots)``."""
+    if bounds is None:
+        return None
+    constraint = rules.monotonic.index_select(0, features.reshape(-1)).view(features.shape)
+    return constraint[..., None], bounds[0][:, None, None], bounds[1][:, None, None]

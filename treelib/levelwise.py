@@ -45,6 +45,8 @@ from .node_random import child_keys, root_key, search_ranks
 from .rules import (
     big_enough,
     bigger_child_is_left,
+    child_bounds,
+    clip_value,
     distinct,
     goes_left,
     heavy_enough,
@@ -56,11 +58,13 @@ from .rules import (
     too_small_a_decrease,
     weighted_decrease,
 )
-from .split import split_scores
+from .split import middle_value, monotonic_mask, split_scores
 from .tree_structure import TREE_LEAF, TREE_UNDEFINED, NodeTable, Tree  # noqa: F401  (named)
 
 
-def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
+def level_candidates(
+    xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None, monotonic=None
+):
     """Score every ``x <= t`` candidate of every node of a level; return each node's best.
 
     ``xs`` is ``(p, n_active)``: per feature, the values of the samples of the
@@ -73,7 +77,10 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, tr
     a block's scores only the few that tie with their row's best in their node
     are kept, since only those can win. ``trees`` gives each node's tree when
     several trees grow side by side: each tree's cumulative sums then start
-    from zero (:func:`cumsum_by_tree`).
+    from zero (:func:`cumsum_by_tree`). ``monotonic`` (Chapter 6's
+    constraints): ``(constraint, lower, upper)``, the constraint of each row
+    (``(p, 1)``) or of each row and position (``(p, n_active)``: a node's
+    drawn features), and each node's bounds (``(m,)``); None: no constraint.
     """
     p, n_active = xs.shape
     m, device = len(sizes), xs.device
@@ -99,6 +106,7 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, tr
         for r in range(0, p, rows):
             block = slice(r, r + rows)
             shared["carry"] = carry.get(r) if goes_on else None
+            shared["monotonic"] = block_monotonic(monotonic, block, at, a, b)
             stats = sorted_stats[:, block, a:b]
             scores, carry[r] = block_scores(xs[block, a : b + 1], stats, shared, rules, criterion)
             row_best = per_feature[block].scatter_reduce_(
@@ -145,7 +153,23 @@ def level_candidates(xs, sorted_stats, sizes, total, ranks, rules, criterion, tr
     return searched, f, threshold, chosen[:, : len(i)] - before
 
 
-def masked_scores(left, total, allowed, rules, criterion):
+def block_monotonic(monotonic, block, at, a, b):
+    """The monotonic constraints of positions ``a:b`` of a block of rows (None: none).
+
+    ``at`` is each position's node; see :func:`level_candidates`.
+    """
+    if monotonic is None:
+        return None
+    constraint, lower, upper = monotonic
+    constraint = constraint[block]
+    if constraint.shape[1] > 1:  # (one constraint per row and position)
+        constraint = constraint[:, a:b]
+    if not bool(constraint.any()):  # unconstrained rows: every candidate allowed, no check
+        return None
+    return constraint, lower.index_select(0, at), upper.index_select(0, at)
+
+
+def masked_scores(left, total, allowed, rules, criterion, monotonic=None):
     """Scores of candidate splits from their left children (``-inf``: not allowed).
 
     ``total`` holds each candidate's node statistics (broadcast against
@@ -153,16 +177,22 @@ def masked_scores(left, total, allowed, rules, criterion):
     of the histogram search (:meth:`treelib.hist.HistogramSearch.best_in_cells`,
     :meth:`treelib.hist.HistogramSearch.best_in_grid`) and the exact search
     of nodes with NaN (:func:`level_candidates_missing`) score this way.
+    ``monotonic``: ``(constraint, lower, upper)`` broadcast against the
+    candidates (:func:`treelib.split.monotonic_mask`, Chapter 6), or None.
     """
     right = total - left
     w_left, w_right = node_weight(left, criterion), node_weight(right, criterion)
     allowed = allowed & heavy_enough(w_left, w_right, rules.min_weight_leaf)
+    if monotonic is not None:
+        allowed &= monotonic_mask(left, right, w_left, w_right, criterion, monotonic)
     return torch.where(
         allowed, split_scores(left, right, w_left, w_right, criterion), float("-inf")
     )
 
 
-def level_candidates_missing(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
+def level_candidates_missing(
+    xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None, monotonic=None
+):
     """:func:`level_candidates` where ``xs`` holds NaN: five arrays, ``missing_left`` last.
 
     Introduced in Chapter 7. NaN sorts last, so inside each node a feature's
@@ -177,6 +207,7 @@ def level_candidates_missing(xs, sorted_stats, sizes, total, ranks, rules, crite
     others, -1 where the node has no NaN in the feature (a future NaN goes to
     the bigger child: :func:`missing_sides`). It scores the whole level at
     once (no blocks of ``BLOCK`` elements): memory ``O(n_stats * p * n)``.
+    ``monotonic`` as in :func:`level_candidates`.
     """
     p, n = xs.shape
     m, device, msl = len(sizes), xs.device, rules.min_samples_leaf
@@ -207,9 +238,12 @@ def level_candidates_missing(xs, sorted_stats, sizes, total, ranks, rules, crite
     allowed_nan = between & has_missing & big_enough(n_left_nan, size - n_left_nan, msl)
     left_nan = left + missing.index_select(2, node)
     grand = total[:, None].index_select(2, node)
+    if monotonic is not None:  # (each position's node's bounds)
+        constraint, lower, upper = monotonic
+        monotonic = (constraint, lower.index_select(0, node), upper.index_select(0, node))
     scores = torch.stack([
-        masked_scores(left, grand, allowed, rules, criterion),
-        masked_scores(left_nan, grand, allowed_nan, rules, criterion),
+        masked_scores(left, grand, allowed, rules, criterion, monotonic),
+        masked_scores(left_nan, grand, allowed_nan, rules, criterion, monotonic),
     ])  # fmt: skip
     position = torch.arange(2 * n, device=device).view(2, 1, n)
     key = ranks.T.index_select(1, node) * (2 * n) + position  # (2, p, n)
@@ -321,6 +355,8 @@ def block_scores(xs, sorted_stats, shared, rules, criterion):
     allowed[:, : xs.shape[1] - 1] = distinct(xs[:, :-1], xs[:, 1:])  # float32, as sklearn
     allowed &= shared["big_enough"]
     allowed &= heavy_enough(w_left, w_right, rules.min_weight_leaf)
+    if shared.get("monotonic") is not None:  # (Chapter 6's constraints)
+        allowed &= monotonic_mask(left, right, w_left, w_right, criterion, shared["monotonic"])
     carry = running[..., -1:].clone()  # not a view: `running` is freed
     return torch.where(allowed, scores, float("-inf")), carry
 
@@ -555,20 +591,26 @@ class ExactSearch:
             return is_constant(low, high).T
         return is_constant(low, high, high.isnan(), low.isnan()).T
 
-    def best_splits(self, total, keys, rules, criterion, trees=None):
+    def best_splits(self, total, keys, rules, criterion, trees=None, bounds=None):
         """Each open node's best split: ``(group, feature, threshold, left statistics)``.
 
         ``trees``: each open node's tree, when several trees grow side by side.
+        ``bounds``: ``(2, m)``, each open node's lower and upper bound under
+        monotonic constraints (``rules.monotonic``, Chapter 6), or None.
         """
         p = self.xs.shape[0]
         candidates = level_candidates_missing if self.has_nan else level_candidates
         if rules.categorical:  # one-vs-rest splits too (Chapter 6)
             candidates = self.with_categories(candidates, rules)
+        monotonic = None
+        if bounds is not None:
+            monotonic = (rules.monotonic[:, None], bounds[0], bounds[1])
         if rules.max_features >= p:
             ranks = search_ranks(keys, p, p)
             return candidates(
-                self.xs, self.sorted_stats, self.sizes, total, ranks, rules, criterion, trees
-            )
+                self.xs, self.sorted_stats, self.sizes, total, ranks, rules, criterion, trees,
+                monotonic,
+            )  # fmt: skip
         # each node searches at most max_features features: gather only those rows
         ranks = search_ranks(keys, p, rules.max_features, self.constant_features())
         k, device = rules.max_features, self.xs.device
@@ -587,8 +629,11 @@ class ExactSearch:
             stats = torch.stack([torch.gather(s, 0, rows) for s in self.sorted_stats])
         slot_ranks = torch.where(slot_rank < p, torch.arange(k, device=device), k)  # in order
         self.drawn = drawn  # (the features behind the slots: with_categories)
+        if monotonic is not None:  # each slot's feature's constraint, per position
+            monotonic = (rules.monotonic.index_select(0, rows.reshape(-1)).view(rows.shape),
+                         *monotonic[1:])  # fmt: skip
         groups, slot, threshold, left, *learned = candidates(
-            xs, stats, self.sizes, total, slot_ranks, rules, criterion, trees
+            xs, stats, self.sizes, total, slot_ranks, rules, criterion, trees, monotonic
         )
         self.drawn = None
         return groups, drawn[groups, slot], threshold, left, *learned
@@ -606,7 +651,9 @@ class ExactSearch:
         """
         categorical = sorted(rules.categorical)
 
-        def search(xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None):
+        def search(
+            xs, sorted_stats, sizes, total, ranks, rules, criterion, trees=None, monotonic=None
+        ):
             rows = xs.shape[0]
             if self.drawn is None:
                 is_categorical = torch.zeros(rows, dtype=torch.bool, device=xs.device)
@@ -617,7 +664,7 @@ class ExactSearch:
                 is_categorical = torch.isin(self.drawn, codes)
             ordinal_ranks = torch.where(is_categorical, rows, ranks)
             found = candidates(
-                xs, sorted_stats, sizes, total, ordinal_ranks, rules, criterion, trees
+                xs, sorted_stats, sizes, total, ordinal_ranks, rules, criterion, trees, monotonic
             )
             category_ranks = torch.where(is_categorical, ranks, rows)
             won = level_categories(xs, sorted_stats, sizes, total, category_ranks, rules, criterion)
@@ -653,9 +700,19 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
     ``missing_left`` (kept as the level's ``"missing_left"``: 1 left, 0
     right, -1 where the node saw no NaN in the split's feature). Returns the
     levels: per node its arrays and ``"tree"``, the index of its root.
+    Under monotonic constraints (``rules.monotonic``, Chapter 6) each node
+    carries its ``(lower, upper)`` bounds (``bounds``, ``(2, m)``; the roots
+    unbounded) from level to level, as the keys: its value is clipped to them,
+    the search allows only the splits they allow, and each split node's
+    children get theirs from :func:`treelib.rules.child_bounds`.
     """
     impurity_of, device = criterion_of(criterion).impurity, stats.device
     tree, levels = torch.arange(len(keys), device=device), []
+    bounds = None
+    if rules.monotonic is not None:
+        rules = rules._replace(monotonic=rules.monotonic.to(device))
+        bounds = torch.tensor([[-torch.inf], [torch.inf]], dtype=torch.float64, device=device)
+        bounds = bounds.expand(2, len(keys))
     several = len(keys) > 1
     n = int(root_sizes.sum())
     samples = torch.arange(n, device=device)  # the samples in the level's nodes ...
@@ -671,7 +728,7 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
                 total.index_add_(1, node[a:b], stats.index_select(1, samples[a:b]))
         sizes = torch.bincount(node, minlength=m)
         weight, impurity = node_weight(total, criterion), impurity_of(total)
-        level = new_level(total, sizes, weight, impurity, criterion)
+        level = new_level(total, sizes, weight, impurity, criterion, bounds)
         level["tree"] = tree
         levels.append(level)
         is_open = node_is_open(sizes, weight, impurity, len(levels) - 1, rules)
@@ -681,7 +738,10 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         group_of_node = torch.where(is_open, torch.cumsum(is_open, 0) - 1, -1)  # -1: a leaf
         search.regroup_level(samples, node, group_of_node, sizes[open_nodes])
         trees = tree[open_nodes] if several else None
-        found = search.best_splits(total[:, open_nodes], keys[open_nodes], rules, criterion, trees)
+        open_bounds = None if bounds is None else bounds[:, open_nodes]
+        found = search.best_splits(
+            total[:, open_nodes], keys[open_nodes], rules, criterion, trees, bounds=open_bounds
+        )
         groups, f, threshold, left, *learned = found  # (+ missing_left: a search saw NaN)
         nodes = open_nodes[groups]
         right = total[:, nodes] - left
@@ -695,6 +755,10 @@ def grow_levels(stats, criterion, rules, keys, root_sizes, root_weight, search):
         if len(nodes) == 0:
             break
         nodes, sort = torch.sort(nodes)
+        if bounds is not None:  # the children's bounds, left and right of each split node
+            middle = middle_value(left, right, wl, wr, criterion)[keep][sort]
+            sides = child_bounds(rules.monotonic[f[sort]], *bounds[:, nodes], middle)
+            bounds = torch.stack([torch.stack(pair, 1).view(-1) for pair in zip(*sides)])
         if learned:  # 1: a NaN goes left, 0: right, -1: the node saw none (the bigger child)
             level["missing_left"] = torch.full((m,), -1, dtype=torch.int8, device=device)
             level["missing_left"][nodes] = learned[0][keep][sort]
@@ -733,11 +797,18 @@ def mark_categorical(level, nodes, features, categorical):
     level["missing_left"][nodes[is_categorical]] = 0
 
 
-def new_level(total, sizes, weight, impurity, criterion):
-    """A level's node arrays; every node starts as a leaf."""
+def new_level(total, sizes, weight, impurity, criterion, bounds=None):
+    """A level's node arrays; every node starts as a leaf.
+
+    ``bounds`` (``(2, m)``, monotonic constraints: Chapter 6): the values are
+    clipped to them (:func:`treelib.rules.clip_value`).
+    """
     m, device = len(sizes), sizes.device
+    value = leaf_value(total, criterion)
+    if bounds is not None:
+        value = clip_value(value, bounds[0], bounds[1], not criterion_of(criterion).is_regression)
     return dict(
-        value=leaf_value(total, criterion).T, impurity=impurity, n=sizes, weight=weight,
+        value=value.T, impurity=impurity, n=sizes, weight=weight,
         feature=torch.full((m,), TREE_UNDEFINED, device=device),
         threshold=torch.full((m,), float(TREE_UNDEFINED), dtype=torch.float64, device=device),
         child=torch.full((m,), TREE_LEAF, device=device),

@@ -18,7 +18,8 @@ statistics. What they decide is decided here, as scikit-learn decides it
   feature with no such pair is constant, :func:`is_constant`); both children need
   ``min_samples_leaf`` samples (:func:`big_enough`) and ``min_weight_leaf``
   weight (:func:`heavy_enough`), and, under a monotonic constraint, values in
-  the node's bounds and in the right order (:func:`monotonic_ok`);
+  the node's bounds and in the right order (:func:`monotonic_ok`,
+  :func:`monotonic_allows`);
 - **the winner**: the best score, ties (:func:`tie_tolerance`,
   :func:`is_tie_or_best`) going to the candidate searched first (the
   tolerance is treelib's: scikit-learn compares exactly, which is why the
@@ -159,6 +160,17 @@ def monotonic_ok(value_left, value_right, constraint, lower, upper):
     return in_bounds & ((value_left - value_right) * constraint <= 0)
 
 
+def monotonic_allows(value_left, value_right, constraint, lower, upper):
+    """Which candidates the monotonic constraints allow (Chapter 6; whole levels: Chapter 7).
+
+    A candidate on an unconstrained feature (``constraint`` 0) is always
+    allowed; on a constrained one it must pass :func:`monotonic_ok`. All
+    arguments broadcast against each other (a level's candidates: one
+    constraint per feature row, one pair of bounds per node).
+    """
+    return (constraint == 0) | monotonic_ok(value_left, value_right, constraint, lower, upper)
+
+
 # --- the winner ---------------------------------------------------------------------------
 
 
@@ -266,20 +278,29 @@ def child_bounds(constraint, lower, upper, middle):
     Without a constraint on the split's feature both inherit the node's; with
     +1 the left child's values stay at or below ``middle`` (the mean of the two
     children's values) and the right child's at or above it; -1 the reverse.
-    scikit-learn's tree builders.
+    scikit-learn's tree builders. Numbers for one node, or tensors for the
+    split nodes of a whole level (Chapter 7).
     """
-    if constraint == 0:
-        return (lower, upper), (lower, upper)
-    if constraint > 0:
-        return (lower, middle), (middle, upper)
-    return (middle, upper), (lower, middle)
+    increasing, decreasing = constraint > 0, constraint < 0
+    left = (_pick(decreasing, middle, lower), _pick(increasing, middle, upper))
+    right = (_pick(increasing, middle, lower), _pick(decreasing, middle, upper))
+    return left, right
+
+
+def _pick(condition, a, b):
+    """``a`` where ``condition``, else ``b``: for numbers or tensors."""
+    if isinstance(condition, torch.Tensor):
+        return torch.where(condition, a, b)
+    return a if condition else b
 
 
 def clip_value(value, lower, upper, classifier):
     """A node's value clipped to its bounds (a tensor; the first entry is constrained).
 
     For a binary classifier the fraction of class 0 is clipped and class 1
-    gets the rest, as scikit-learn's ``clip_node_value``.
+    gets the rest, as scikit-learn's ``clip_node_value``. ``value`` may hold
+    many nodes, one per column (``(n_values, m)``), with ``lower`` and
+    ``upper`` tensors of shape ``(m,)`` (a whole level, Chapter 7).
     """
     value = value.clone()
     value[0] = value[0].clamp(lower, upper)

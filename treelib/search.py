@@ -49,14 +49,16 @@ class SplitSearch(Protocol):
         searched); ``sizes`` holds the open nodes' sample counts.
         """
 
-    def best_splits(self, total, keys, rules, criterion, trees=None):
+    def best_splits(self, total, keys, rules, criterion, trees=None, bounds=None):
         """The best allowed split of each open node (group).
 
         ``total`` ``(n_stats, n_groups)``: each group's summed statistics;
         ``keys`` each group's random key (:mod:`treelib.node_random`: which
         features it searches, in which order); ``rules`` the
         :class:`treelib.rules.StoppingRules`; ``trees`` each group's tree when
-        several grow side by side (``None``: one tree). Returns
+        several grow side by side (``None``: one tree); ``bounds`` ``(2, n_groups)``
+        each group's lower and upper bound under monotonic constraints
+        (``rules.monotonic``, Chapter 6; ``None``: none). Returns
         ``(group, feature, threshold, left)``: the groups that have an allowed
         split (in any order), their split's feature (int64) and threshold
         (float64; ``x <= threshold`` goes left), and the left child's summed
@@ -97,22 +99,26 @@ class NodeSearch:
         self.active = samples.index_select(0, torch.nonzero(group >= 0).squeeze(1))
         self.sizes = sizes
 
-    def best_splits(self, total, keys, rules, criterion, trees=None):
+    def best_splits(self, total, keys, rules, criterion, trees=None, bounds=None):
         """:func:`treelib.split.best_split` of each group (:meth:`SplitSearch.best_splits`)."""
         from .grow import draw_features  # (grow imports this module: not at the top)
 
         found = []  # (group, feature, threshold, left sums, missing_left)
         for g, idx in enumerate(self.active.split(self.sizes.tolist())):
             X, stats = self.X.index_select(0, idx), self.stats.index_select(1, idx)
+            monotonic = None
+            if bounds is not None:  # (the node's bounds: Chapter 6)
+                monotonic = (rules.monotonic, float(bounds[0, g]), float(bounds[1, g]))
             split = best_split(
                 X, stats, criterion,
                 features=draw_features(X, rules.max_features, keys[g : g + 1]),
-                min_samples_leaf=rules.min_samples_leaf, min_weight_leaf=rules.min_weight_leaf,
+                categorical=rules.categorical, min_samples_leaf=rules.min_samples_leaf,
+                min_weight_leaf=rules.min_weight_leaf, monotonic=monotonic,
             )  # fmt: skip
             if split is None:
                 continue
             x = X[:, split.feature]
-            left = goes_left(x, split.threshold, missing_left=split.missing_left)
+            left = goes_left(x, split.threshold, split.categorical, split.missing_left)
             learned = int(split.missing_left) if bool(x.isnan().any()) else -1
             found.append((g, split.feature, split.threshold, node_sums(stats[:, left]), learned))
         device = total.device

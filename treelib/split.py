@@ -36,6 +36,7 @@ from .rules import (  # noqa: F401  (the rules' names stay importable from here,
     is_tie_or_best,
     midpoint,
     midpoints,
+    monotonic_allows,
     monotonic_ok,
     tie_tolerance,
     weighted_decrease,
@@ -89,6 +90,28 @@ def split_values(stats, weight, criterion):
     binary classifier through class 0, with the user's constraint flipped).
     """
     return criterion_of(criterion).monotonic_value(stats, weight)
+
+
+def monotonic_mask(left, right, w_left, w_right, criterion, monotonic):
+    """Which candidate splits the monotonic constraints allow (Chapter 6).
+
+    ``left``/``right`` are the children's statistics and ``w_*`` their
+    weights; ``monotonic`` is ``(constraint, lower, upper)``, broadcast
+    against the candidates (:func:`treelib.rules.monotonic_allows` on the
+    children's :func:`split_values`). Every builder's search calls this.
+    """
+    value_left = split_values(left, w_left, criterion)
+    value_right = split_values(right, w_right, criterion)
+    return monotonic_allows(value_left, value_right, *monotonic)
+
+
+def middle_value(left, right, w_left, w_right, criterion):
+    """scikit-learn's ``Criterion.middle_value``: the children's values, halved, summed.
+
+    The bound a monotonic constraint puts between a split's children
+    (:func:`treelib.rules.child_bounds`; Chapter 6). For one split or many.
+    """
+    return split_values(left, 2 * w_left, criterion) + split_values(right, 2 * w_right, criterion)
 
 
 def candidate_mask(sorted_x, w_left, w_right, min_samples_leaf, min_weight_leaf):
@@ -215,11 +238,8 @@ def best_ordinal_candidate(X, stats, total, features, criterion, limits, monoton
         allowed = candidate_mask(sorted_x, w_left, w_right, *limits)
     if monotonic is not None:
         constraint, lower, upper = monotonic
-        constraint = constraint[features][:, None]
-        value_left = split_values(left, w_left, criterion)
-        value_right = split_values(right, w_right, criterion)
-        ok = monotonic_ok(value_left, value_right, constraint, lower, upper)
-        allowed &= (constraint == 0) | ok
+        monotonic = (constraint[features][:, None], lower, upper)
+        allowed &= monotonic_mask(left, right, w_left, w_right, criterion, monotonic)
     scores = torch.where(allowed, scores, float("-inf"))
     best = scores.max()
     if best == float("-inf"):
@@ -354,9 +374,7 @@ def make_split(best, total, criterion, root_weight=None):
     root_weight = w if root_weight is None else root_weight
     improvement = weighted_decrease(w, root_weight, imp, wl, imp_l, wr, imp_r)
     # scikit-learn's Criterion.middle_value: the children's values, halved, summed
-    middle = float(
-        split_values(best.left, 2 * wl, criterion) + split_values(right, 2 * wr, criterion)
-    )
+    middle = float(middle_value(best.left, right, wl, wr, criterion))
     return Split(
         best.feature, best.threshold, improvement, imp, imp_l, imp_r, best.categorical,
         best.missing_left, middle,

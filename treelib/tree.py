@@ -266,16 +266,18 @@ class BaseDecisionTree(BaseEstimator):
         With ``max_leaf_nodes``: ``"best-first-hist"`` (best-first growth on
         histograms, :func:`treelib.grow.grow_best_first_on`) for
         ``tree_method="hist"``, unless the tree needs what only the recursive
-        builder handles (below); else ``"best-first"`` (exact search, any
-        ``tree_method``). Without it: ``"recursive"`` for ``tree_method="recursive"`` and
-        for what only it handles: monotonic
-        constraints, random splits, several outputs (``multi_output``: y of
+        builder handles (below) or has monotonic constraints; else
+        ``"best-first"`` (exact search, any ``tree_method``). Without it:
+        ``"recursive"`` for ``tree_method="recursive"`` and for what only it
+        handles: categorical features together with monotonic constraints,
+        random splits, several outputs (``multi_output``: y of
         shape (n_samples, n_outputs)), and the criteria ``"absolute_error"`` (a
         median is not a sum: the level-wise and histogram searches only add
         statistics up) and ``"poisson"`` (their sums are exact only to the size
         of a whole level, and a child whose targets sum to 0, which Poisson
         forbids, could pass for one with a small rate; Chapter 3); otherwise
-        ``"levelwise"``, or ``"hist"`` (which grows from the bins alone). Every
+        ``"levelwise"``, or ``"hist"`` (which grows from the bins alone);
+        monotonic constraints (Chapter 6) too, since Chapter 7. Every
         builder splits missing values (``missing``: NaN in X; the level-wise ones
         too since Chapter 7), so ``missing`` no longer changes the choice.
         Categorical features (Chapter 6) are split one-vs-rest by every
@@ -284,13 +286,17 @@ class BaseDecisionTree(BaseEstimator):
         resolved rules, if known (else read from the parameters).
         """
         if rules is not None:
-            special = rules.monotonic is not None or rules.splitter != "best"
+            monotonic = rules.monotonic is not None
+            special = (monotonic and bool(rules.categorical)) or rules.splitter != "best"
         else:
-            special = self.monotonic_cst is not None or self.splitter != "best"
+            monotonic = self.monotonic_cst is not None
+            special = monotonic and self.categorical_features is not None
+            special = special or self.splitter != "best"
         special = special or exact_builders_only(self.criterion)
         binned = bins_wanted(self.tree_method, self.max_bins)  # (hist, with a valid max_bins)
         if self.max_leaf_nodes is not None:
-            return "best-first-hist" if binned and not (special or multi_output) else "best-first"
+            on_bins = binned and not (special or monotonic or multi_output)
+            return "best-first-hist" if on_bins else "best-first"
         if self.tree_method == "recursive" or special or multi_output:
             return "recursive"
         if self.tree_method == "hist" and not binned:
@@ -374,12 +380,14 @@ class BaseDecisionTree(BaseEstimator):
         """Run the chosen builder; all three grow the same tree (Chapter 7).
 
         ``hist`` grows it only when its bins hold every distinct value.
-        Monotonic constraints and random splits
-        (``splitter="random"``, Chapter 5) are only handled by the recursive
-        builder (Chapter 6); categorical features and missing values (NaN)
-        by all three. With ``max_leaf_nodes`` the trees grow best-first: on
-        histograms for ``tree_method="hist"`` (:func:`treelib.grow.grow_best_first_on`),
-        else with the exact split search (:func:`treelib.grow.grow_tree_best_first`).
+        Random splits (``splitter="random"``, Chapter 5), and categorical
+        features together with monotonic constraints, are only handled by the
+        recursive builder (Chapter 6); categorical features, monotonic
+        constraints and missing values (NaN) by all three. With
+        ``max_leaf_nodes`` the trees grow best-first: on histograms for
+        ``tree_method="hist"`` (:func:`treelib.grow.grow_best_first_on`; not
+        with monotonic constraints), else with the exact split search
+        (:func:`treelib.grow.grow_tree_best_first`).
         """
         if self.tree_method not in TREE_METHODS:
             raise ValueError(
