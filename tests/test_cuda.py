@@ -251,8 +251,19 @@ def test_tensors_on_the_device_as_input():
         dict(max_depth=6, monotonic_cst=[1, -1, 0]),
         dict(max_depth=6, splitter="random", random_state=3),
         dict(max_leaf_nodes=9, monotonic_cst=[0, 1, 0]),
+        dict(max_depth=6, monotonic_cst=[1, -1, 0], tree_method="hist"),  # bounds per level
+        dict(max_leaf_nodes=9, tree_method="hist"),  # best-first on histograms (Chapter 7)
     ],
-    ids=["nan", "nan-hist", "nan-recursive", "monotonic", "random", "best-first"],
+    ids=[
+        "nan",
+        "nan-hist",
+        "nan-recursive",
+        "monotonic",
+        "random",
+        "best-first",
+        "monotonic-hist",
+        "best-first-hist",
+    ],  # fmt: skip
 )
 def test_missing_monotonic_and_random_splits_on_the_device(kind, params):
     """With NaN in X, the device grows the CPU's tree (dyadic data: exact sums)."""
