@@ -192,12 +192,12 @@ def test_histograms_cover_only_the_drawn_features(monkeypatch):
     slots, fallback = set(), []
     search_nodes = treelib.hist.HistogramSearch.search_nodes
 
-    def spy(self, nodes, features, ranks, *args, first_only=False):
+    def spy(self, nodes, features, ranks, *args, first_only=False, **kwargs):
         if first_only:
             fallback.append(len(nodes))
         else:
             slots.add(None if features is None else features.shape[1])
-        return search_nodes(self, nodes, features, ranks, *args, first_only=first_only)
+        return search_nodes(self, nodes, features, ranks, *args, first_only=first_only, **kwargs)
 
     monkeypatch.setattr(treelib.hist.HistogramSearch, "search_nodes", spy)
     params = dict(max_features=2, random_state=0)

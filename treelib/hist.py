@@ -721,7 +721,9 @@ class HistogramSearch:
     def scan_cells(self, cells, row, total, sizes, ranks, features, rules, criterion, bounds=None):
         """:meth:`best_in_cells` on at most ``MAX_SCAN`` cells at a time, in whole nodes.
 
-        A node with more than ``MAX_SCAN`` cells is scanned alone.
+        A node with more than ``MAX_SCAN`` cells is scanned alone. ``bounds``:
+        the nodes' monotonic bounds (``(2, nodes)``, Chapter 6), or None
+        (:func:`cell_monotonic`).
 
         A batch of dense histograms may hold up to ``MAX_CELLS`` non-empty
         cells; scanning them in parts bounds the temporary arrays of the scan
@@ -757,9 +759,8 @@ class HistogramSearch:
         return tuple(torch.cat(parts, dim=-1) for parts in zip(*found))
 
     def best_in_cells(
-        self, cell, values, n_in, row, total, sizes, ranks, features, rules, criterion,
-        bounds=None,
-    ):  # fmt: skip
+        self, cell, values, n_in, row, total, sizes, ranks, features, rules, criterion, bounds=None
+    ):
         """Each node's best split from its non-empty cells: ``(node, feature, threshold, left)``.
 
         ``cell``, ``values``, ``n_in``: from :meth:`listed_cells`,
@@ -769,8 +770,7 @@ class HistogramSearch:
         ``s`` is feature ``s``) are the nodes' own, numbered from 0. Only
         non-empty bins matter: listed in (node, slot, bin) order, the next
         entry of the same (node, slot) is the next non-empty bin, the right
-        side of a split after this one. ``bounds``: the nodes' monotonic
-        bounds (``(2, nodes)``, Chapter 6), or None.
+        side of a split after this one.
         """
         p, B, (count, slots) = self.codes.shape[1], self.n_bins, ranks.shape
         n = len(cell)
