@@ -161,7 +161,9 @@ def test_the_builder_for_nan():
     assert DecisionTreeClassifier(tree_method="levelwise")._builder(missing=True) == "levelwise"
     params = dict(tree_method="hist", monotonic_cst=[1])  # (the histogram builder's too)
     assert DecisionTreeClassifier(**params)._builder(missing=True) == "hist"
-    params = dict(tree_method="hist", categorical_features=[0])  # (still the recursive builder's)
+    params = dict(tree_method="hist", categorical_features=[0])  # (one bin per category)
+    assert DecisionTreeClassifier(**params)._builder(missing=True) == "hist"
+    params = dict(tree_method="hist", splitter="random")  # (still the recursive builder's)
     assert DecisionTreeClassifier(**params)._builder(missing=True) == "recursive"
 
 
