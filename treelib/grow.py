@@ -222,7 +222,8 @@ def grow_best_first_on(search, stats, criterion, rules, seed, max_leaf_nodes):
     The root, then each split's two children, are searched together as a
     small level (:func:`treelib.search.search_level`); the frontier rule is
     the exact builder's (:func:`next_to_split`), so the nodes, their ids and
-    the tree are the same. Chapter 9's leaf-wise boosting grows this way.
+    the tree are the same. Chapter 8's gradient boosting grows its trees this way
+    when given ``max_leaf_nodes`` and ``tree_method="hist"``.
     """
     nodes, frontier, device = [], {}, stats.device
     root_weight = float(node_weight(node_sums(stats), criterion))
