@@ -630,13 +630,7 @@ class HistogramSearch:
             allowed &= big_enough(counts, sizes[:, None, None] - counts, rules.min_samples_leaf)
         left = hist.to(total.dtype)
         scores = masked_scores(left, total[:, :, None, None], allowed, rules, criterion)
-        scores = scores.view(count, slots * B)
-        best = scores.amax(1, keepdim=True)
-        tie = is_tie_or_best(scores, best, tie_tolerance(total, criterion)[:, None])
-        key = ranks[..., None] * B + torch.arange(B, device=device)  # ties: rank, then bin
-        key = torch.where(tie, key.view(count, slots * B), torch.iinfo(torch.int64).max)
-        g = torch.nonzero(best.squeeze(1) > -INF).squeeze(1)  # nodes with a candidate
-        at = g * (slots * B) + key.argmin(1).index_select(0, g)
+        g, at = grid_winners(scores, ranks, tie_tolerance(total, criterion))
         f = take(features.contiguous(), at // B)
         category = take(self.high, f * B + at % B).double()
         return g, f, category, left.reshape(len(left), -1).index_select(1, at)
@@ -941,13 +935,7 @@ class HistogramSearch:
         if n_left is not None:
             allowed &= big_enough(n_left, sizes[:, None, None] - n_left, rules.min_samples_leaf)
         scores = masked_scores(left, total[:, :, None, None], allowed, rules, criterion, monotonic)
-        scores = scores.view(count, slots * B)
-        best = scores.amax(1, keepdim=True)
-        tie = is_tie_or_best(scores, best, tie_tolerance(total, criterion)[:, None])
-        key = ranks[..., None] * B + torch.arange(B, device=device)  # ties: rank, then bin
-        key = torch.where(tie, key.view(count, slots * B), torch.iinfo(torch.int64).max)
-        g = torch.nonzero(best.squeeze(1) > -INF).squeeze(1)  # nodes with a candidate
-        at = g * (slots * B) + key.argmin(1).index_select(0, g)  # their winners in the grid
+        g, at = grid_winners(scores, ranks, tie_tolerance(total, criterion))  # winners in the grid
         threshold = midpoints(take(high, at).double(), take(nxt, at).double())
         f = take(features.contiguous(), at // B)
         return g, f, threshold, left.reshape(len(left), -1).index_select(1, at)
@@ -1002,6 +990,25 @@ class HistogramSearch:
         f = take(features.contiguous(), row)
         both = torch.cat([left, left_nan], -1).reshape(len(left), -1)
         return g, f, threshold, both.index_select(1, row * (2 * B) + j), missing_left
+
+
+def grid_winners(scores, ranks, tol):
+    """Each node's winner in a ``(nodes, slots, B)`` grid of scores (Chapter 7).
+
+    The node's best score, and of the candidates that tie with it
+    (:func:`treelib.rules.is_tie_or_best`, within ``tol`` per node) the first
+    in the node's search order: the lowest slot rank (``ranks``,
+    ``(nodes, slots)``), then the lowest bin. Returns the nodes that have a
+    candidate and their winners' positions in the flattened grid.
+    """
+    count, slots, B = scores.shape
+    scores = scores.reshape(count, slots * B)
+    best = scores.amax(1, keepdim=True)
+    tie = is_tie_or_best(scores, best, tol[:, None])
+    key = ranks[..., None] * B + torch.arange(B, device=scores.device)  # ties: rank, then bin
+    key = torch.where(tie, key.view(count, slots * B), torch.iinfo(torch.int64).max)
+    g = torch.nonzero(best.squeeze(1) > -INF).squeeze(1)  # nodes with a candidate
+    return g, g * (slots * B) + key.argmin(1).index_select(0, g)
 
 
 def cell_monotonic(rules, bounds, features, nodes):
