@@ -183,9 +183,9 @@ def test_lone_histogram_tree_frees_its_copy_of_X(monkeypatch):
     seen = {}
     bin_columns = treelib.tree.bin_columns
 
-    def watch_binning(X, max_bins):
+    def watch_binning(X, max_bins, categorical=()):
         seen["X"] = weakref.ref(X)
-        return bin_columns(X, max_bins)
+        return bin_columns(X, max_bins, categorical)
 
     def check_growth(*args, **kwargs):
         seen["alive while growing"] = seen["X"]() is not None

@@ -252,6 +252,7 @@ class BaseDecisionTree(BaseEstimator):
         with one_cpu_thread(device):
             kept = (X if bool(keep.all()) else X[keep]).to(device)
             bins = bin_columns(kept, self.max_bins, categorical)
+        del kept  # (no reference to X may outlive the binning)
         X = None  # (memory: the float32 copy of the data is not kept while growing)
         return self._fit_tensors(X, y, w, bins)
 
