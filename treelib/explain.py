@@ -23,6 +23,7 @@ additive sum of the trees' weighted votes; AdaBoost's probabilities, a softmax
 of it, are not additive).
 """
 
+import warnings
 from itertools import combinations
 from math import factorial
 
@@ -646,13 +647,15 @@ class _RowTable:
             b, P = row.shape
             # one row of the table per (sample, leaf), summed: a sparse (b, n_rows)
             # matrix of ones times the table (columns sorted: leaves' rows are in order)
-            pick = torch.sparse_csr_tensor(
-                torch.arange(0, b * P + 1, P, device=X.device),
-                row.reshape(-1),
-                self._ones(b * P, X.device),
-                size=(b, self.rows.shape[0]),
-                check_invariants=False,
-            )
+            with warnings.catch_warnings():  # (torch: sparse CSR tensors are in beta)
+                warnings.filterwarnings("ignore", "Sparse CSR tensor support", UserWarning)
+                pick = torch.sparse_csr_tensor(
+                    torch.arange(0, b * P + 1, P, device=X.device),
+                    row.reshape(-1),
+                    self._ones(b * P, X.device),
+                    size=(b, self.rows.shape[0]),
+                    check_invariants=False,
+                )
             out[a : a + step] = torch.sparse.mm(pick, self.rows)
         return out.reshape(n, d, K)
 
