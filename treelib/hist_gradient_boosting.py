@@ -75,6 +75,7 @@ from time import time
 
 import numpy as np
 import torch
+from sklearn._loss import loss as sklearn_loss
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.compose import ColumnTransformer
 from sklearn.metrics import check_scoring
@@ -331,6 +332,10 @@ class HalfMultinomialLoss(_Loss):
         return e / e.sum(1, keepdim=True)
 
 
+_LOSS_CLASSES = {
+    cls.__name__: cls
+    for cls in (HalfSquaredError, AbsoluteError, HalfPoissonLoss, HalfGammaLoss, HalfBinomialLoss)
+}
 _LOSSES = {
     "squared_error": HalfSquaredError,
     "absolute_error": AbsoluteError,
@@ -338,6 +343,21 @@ _LOSSES = {
     "gamma": HalfGammaLoss,
     "quantile": PinballLoss,
 }
+
+
+def _loss_from_sklearn(loss):
+    """treelib's loss for a scikit-learn loss object passed as ``loss``."""
+    name = type(loss).__name__
+    if name == "PinballLoss":
+        ours = PinballLoss(quantile=loss.closs.quantile)
+    elif name == "HalfMultinomialLoss":
+        ours = HalfMultinomialLoss(n_classes=loss.n_classes)
+    elif name in _LOSS_CLASSES:
+        ours = _LOSS_CLASSES[name]()
+    else:
+        raise ValueError(f"loss={name}() has no treelib counterpart.")
+    ours.constant_hessian = loss.constant_hessian
+    return ours
 
 
 def _update_leaves_values(loss, grower, y, raw, weight):
@@ -580,7 +600,10 @@ class BaseHistGradientBoosting(BaseEstimator):
         n_samples, self._n_features = X.shape
         interaction_cst = self._check_interaction_cst(self._n_features)
         self._in_fit = True
-        self._loss = self._get_loss(sample_weight=sample_weight)
+        if isinstance(self.loss, str):
+            self._loss = self._get_loss(sample_weight=sample_weight)
+        else:
+            self._loss = _loss_from_sklearn(self.loss)
         if self.early_stopping == "auto":
             self.do_early_stopping_ = n_samples > 10_000
         else:
@@ -978,7 +1001,8 @@ class HistGradientBoostingRegressor(RegressorMixin, BaseHistGradientBoosting):
     _parameter_constraints: dict = {
         **BaseHistGradientBoosting._parameter_constraints,
         "loss": [
-            StrOptions({"squared_error", "absolute_error", "poisson", "gamma", "quantile"})
+            StrOptions({"squared_error", "absolute_error", "poisson", "gamma", "quantile"}),
+            sklearn_loss.BaseLoss,
         ],  # fmt: skip
         "quantile": [Interval(Real, 0, 1, closed="both"), None],
     }
@@ -1092,7 +1116,7 @@ class HistGradientBoostingClassifier(ClassifierMixin, BaseHistGradientBoosting):
 
     _parameter_constraints: dict = {
         **BaseHistGradientBoosting._parameter_constraints,
-        "loss": [StrOptions({"log_loss"})],
+        "loss": [StrOptions({"log_loss"}), sklearn_loss.BaseLoss],
         "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
@@ -1171,7 +1195,8 @@ class HistGradientBoostingClassifier(ClassifierMixin, BaseHistGradientBoosting):
 
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, K)."""
-        return self._loss.predict_proba(self._raw_predict(X)).cpu().numpy()
+        raw = self._raw_predict(X)  # checks that the model is fitted
+        return self._loss.predict_proba(raw).cpu().numpy()
 
     def staged_predict_proba(self, X):
         """Class probabilities after each iteration."""
