@@ -98,6 +98,7 @@ from sklearn.utils.validation import (
 )
 
 from . import hist_grower
+from ._validation import _as_tensor
 
 X_DTYPE = np.float64  # scikit-learn's X_DTYPE: the raw features
 G_H_DTYPE = torch.float32  # scikit-learn's G_H_DTYPE: gradients and hessians
@@ -536,7 +537,7 @@ class BaseHistGradientBoosting(BaseEstimator):
     def _tensor(self, a, dtype=torch.float64):
         if a is None:
             return None
-        return torch.as_tensor(np.ascontiguousarray(a), dtype=dtype, device=self._device_)
+        return _as_tensor(a).to(dtype=dtype, device=self._device_)  # copies read-only arrays
 
     def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
         """Fit up to ``max_iter`` iterations (fewer if early stopping ends the fit).
@@ -640,10 +641,10 @@ class BaseHistGradientBoosting(BaseEstimator):
         )
         tic = time()
         self._bin_mapper.fit(X_train, sample_weight=sample_weight_train)
-        X_binned_train = self._bin_mapper.transform(X_train, device=self._device_)
+        X_binned_train = self._bin_mapper.transform(self._tensor(X_train), device=self._device_)
         X_binned_val = None
         if X_val is not None:
-            X_binned_val = self._bin_mapper.transform(X_val, device=self._device_)
+            X_binned_val = self._bin_mapper.transform(self._tensor(X_val), device=self._device_)
         if self.verbose:
             print(f"Binning {X_train.nbytes / 1e9:.3f} GB of training data: "
                   f"{time() - tic:.3f} s")  # fmt: skip
@@ -882,7 +883,7 @@ class BaseHistGradientBoosting(BaseEstimator):
         """Add the predictors' values to ``raw`` (the baseline when None) and return it."""
         device = self._device()
         if not is_binned:
-            X = torch.as_tensor(np.ascontiguousarray(X, dtype=X_DTYPE), device=device)
+            X = _as_tensor(X, dtype=X_DTYPE).to(device)
             known_cat_bitsets, f_idx_map = self._bin_mapper.make_known_categories_bitsets()
         if raw is None:
             baseline = torch.as_tensor(self._baseline_prediction, device=device)
