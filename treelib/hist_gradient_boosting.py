@@ -378,11 +378,12 @@ def _update_leaves_values(loss, grower, y, raw, weight):
 @contextmanager
 def _patch_raw_predict(estimator, raw_predictions):
     """Make ``_raw_predict`` return ``raw_predictions`` (scikit-learn's trick for scorers)."""
+    orig_raw_predict = estimator._raw_predict
     estimator._raw_predict = lambda *args, **kwargs: raw_predictions
     try:
         yield estimator
     finally:
-        del estimator._raw_predict
+        estimator._raw_predict = orig_raw_predict
 
 
 # ------------------------------------------------------------------------ estimators
@@ -533,6 +534,12 @@ class BaseHistGradientBoosting(BaseEstimator):
         if len(rest) > 0:
             constraints.append(rest)
         return constraints
+
+    def _rows(self, indices):
+        """Row indices (a slice, or a numpy array made a tensor on the device)."""
+        if isinstance(indices, slice):
+            return indices
+        return torch.as_tensor(indices, device=self._device_)
 
     def _tensor(self, a, dtype=torch.float64):
         if a is None:
@@ -689,6 +696,7 @@ class BaseHistGradientBoosting(BaseEstimator):
                         X_binned_train, y_train_np, sample_weight_train, self._random_seed
                     )
                     X_small, y_small, w_small, indices_small = small
+                    indices_small = self._rows(indices_small)
                     self._check_early_stopping_scorer(
                         X_small,
                         y_small,
@@ -716,6 +724,7 @@ class BaseHistGradientBoosting(BaseEstimator):
                     X_binned_train, y_train_np, sample_weight_train, self._random_seed
                 )
                 X_small, y_small, w_small, indices_small = small
+                indices_small = self._rows(indices_small)
             predictors = self._predictors
             begin_at_stage = self.n_iter_
 
@@ -803,11 +812,16 @@ class BaseHistGradientBoosting(BaseEstimator):
         if X_binned_train.shape[0] > subsample_size:
             indices = np.arange(X_binned_train.shape[0])
             stratify = y_train if is_classifier(self) else None
-            indices = resample(indices, n_samples=subsample_size, replace=False,
-                               random_state=seed, stratify=stratify)  # fmt: skip
+            indices = resample(
+                indices, n_samples=subsample_size, replace=False, random_state=seed,
+                stratify=stratify,
+            )  # fmt: skip
             w = None if sample_weight_train is None else sample_weight_train[indices]
-            t = torch.as_tensor(indices, device=X_binned_train.device)
-            return X_binned_train[t].contiguous(), y_train[indices], w, t
+            if isinstance(X_binned_train, torch.Tensor):
+                X_small = X_binned_train[torch.as_tensor(indices, device=X_binned_train.device)]
+            else:
+                X_small = X_binned_train[indices]
+            return X_small, y_train[indices], w, indices
         return X_binned_train, y_train, sample_weight_train, slice(None)
 
     def _check_early_stopping_scorer(self, X_small, y_small, w_small, X_binned_val, y_val,
