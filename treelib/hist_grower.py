@@ -17,6 +17,8 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
+from .kernels import compress
+
 # scikit-learn's node record (common.pyx PREDICTOR_RECORD_DTYPE), kept as is so that
 # a fitted predictor's ``nodes`` read the same.
 PREDICTOR_RECORD_DTYPE = np.dtype(
@@ -769,8 +771,9 @@ class TreeGrower:
         if rng is None:
             rng = np.random.default_rng()
         self.hessians_are_constant = hessians.numel() == 1
-        self.X_binned = X_binned.contiguous()  # row-major, for small nodes
+        self.X_binned = X_binned
         self.X_binned_T = X_binned.T.contiguous()  # feature-major, as scikit-learn's F order
+        self._X_rows = None  # a row-major copy, made when a small node needs it
         self.pairs = gradient_pairs(gradients, hessians)
         self.gradients = gradients
         self.hessians = hessians
@@ -878,8 +881,8 @@ class TreeGrower:
         node = heapq.heappop(self.splittable_nodes)
         info = node.split_info
         left_mask = self._goes_left(info, node.sample_indices)
-        rows_left = torch.masked_select(node.sample_indices, left_mask)
-        rows_right = torch.masked_select(node.sample_indices, ~left_mask)
+        rows_left = compress(node.sample_indices, left_mask)
+        rows_right = compress(node.sample_indices, ~left_mask)
         depth = node.depth + 1
         n_leaf_nodes = len(self.finalized_leaves) + len(self.splittable_nodes) + 2
         left = TreeNode(depth, rows_left, info.sum_gradient_left, info.sum_hessian_left,
