@@ -386,7 +386,8 @@ def worker(args):
     try:
         model = make_model(args.model, args.early_stopping, args.threads, device)
     except ImportError as error:
-        print(json.dumps(out | {"status": f"not available: {error}"[:200]}))
+        reason = str(error).split(" (")[0]  # without the module's path
+        print(json.dumps(out | {"status": f"not available: {reason}"[:200]}))
         return
     tiny = slice(0, 2000)  # warm-up: lazy imports, first-call set-up, kernels
     fit_model(make_model(args.model, "off", args.threads, device, max_iter=2), args.model, "off",
