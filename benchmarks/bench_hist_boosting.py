@@ -378,7 +378,7 @@ def worker(args):
     out = {"device": "cpu", "status": "ok"}
     if args.model == "treelib" and device != "cpu":
         if not torch.cuda.is_available() and device.startswith("cuda"):
-            print(json.dumps(out | {"status": "skipped: no CUDA device"}))
+            print(json.dumps(out | {"device": device, "status": "skipped: no CUDA device"}))
             return
         out["device"] = torch.cuda.get_device_name() if device.startswith("cuda") else device
     else:
