@@ -508,6 +508,34 @@ def rotate(models, r):
     return list(models[k:]) + list(models[:k])
 
 
+def check_stopping(name):
+    """LightGBM or XGBoost (installed from requirements-txt) stops where scikit-learn's
+    rule says, on recomputed validation losses (``--check-stopping``)."""
+    import numpy as np
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y = make_classification(n_samples=12_000, n_features=5, flip_y=0.3, random_state=0)
+    model = make_model(name, "auto", "1", max_iter=300)
+    fit_model(model, name, "auto", X, y)
+    assert model.early_stopping and 11 <= model.n_iter_ < 300
+    # the validation losses of the rounds grown, recomputed: sklearn's rule stops at n_iter_
+    X_train, X_val, y_train, y_val = sklearn_split(X, y)
+    losses = [baseline_log_loss(y_train, y_val)]
+    for k in range(1, model.n_iter_ + 1):
+        if name == "lightgbm":
+            proba = model.model_.predict_proba(X_val, num_iteration=k)[:, 1]
+        else:
+            proba = model.model_.predict_proba(X_val, iteration_range=(0, k))[:, 1]
+        losses.append(-np.mean(y_val * np.log(proba) + (1 - y_val) * np.log1p(-proba)))
+    sklearn_model = HistGradientBoostingClassifier(n_iter_no_change=10, tol=1e-7)
+    stops = [
+        sklearn_model._should_stop(list(-np.array(losses[: k + 1]))) for k in range(len(losses))
+    ]
+    assert stops.index(True) == model.n_iter_
+    print(f"{name}: stops at iteration {model.n_iter_}, as scikit-learn's rule says")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
@@ -523,6 +551,11 @@ def main(argv=None):
     parser.add_argument("--out", default="benchmarks/results/hist_boosting_fit.csv")
     parser.add_argument("--data-dir", default=os.path.join(tempfile.gettempdir(), "treelib_hgb"))
     parser.add_argument("--summary", action="store_true", help="print the table of --out")
+    parser.add_argument(
+        "--check-stopping",
+        action="store_true",
+        help="check that LightGBM and XGBoost stop by scikit-learn's rule",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--make-data", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
@@ -533,6 +566,10 @@ def main(argv=None):
         return worker(args)
     if args.make_data:
         return write_data(args.data, args.n, args.p, args.n_test)
+    if args.check_stopping:
+        for name in ("lightgbm", "xgboost"):
+            check_stopping(name)
+        return
     if args.summary:
         return print_summary(args.out)
     check_header(args.out)

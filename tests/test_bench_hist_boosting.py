@@ -114,31 +114,6 @@ def test_validation_split_seed_is_sklearns():
     assert bench.sklearn_seed() == fitted.fit(X, y)._random_seed
 
 
-@pytest.mark.parametrize("name", ["lightgbm", "xgboost"])
-def test_other_libraries_stop_by_sklearns_rule(name):
-    pytest.importorskip(name)
-    from sklearn.datasets import make_classification
-
-    X, y = make_classification(n_samples=12_000, n_features=5, flip_y=0.3, random_state=0)
-    model = bench.make_model(name, "auto", "1", max_iter=300)
-    bench.fit_model(model, name, "auto", X, y)
-    assert model.early_stopping and 11 <= model.n_iter_ < 300
-    # the validation losses of the rounds grown, recomputed: sklearn's rule stops at n_iter_
-    X_train, X_val, y_train, y_val = bench.sklearn_split(X, y)
-    losses = [bench.baseline_log_loss(y_train, y_val)]
-    for k in range(1, model.n_iter_ + 1):
-        if name == "lightgbm":
-            proba = model.model_.predict_proba(X_val, num_iteration=k)[:, 1]
-        else:
-            proba = model.model_.predict_proba(X_val, iteration_range=(0, k))[:, 1]
-        losses.append(-np.mean(y_val * np.log(proba) + (1 - y_val) * np.log1p(-proba)))
-    sklearn_model = HistGradientBoostingClassifier(n_iter_no_change=10, tol=1e-7)
-    stops = [
-        sklearn_model._should_stop(list(-np.array(losses[: k + 1]))) for k in range(len(losses))
-    ]
-    assert stops.index(True) == model.n_iter_
-
-
 def test_a_small_run_writes_its_rows(tmp_path):
     out = tmp_path / "out.csv"
     argv = ["--sizes", "3000", "--n-test", "500", "--repeats", "2", "--models", "sklearn"]
