@@ -22,7 +22,8 @@ NBVAL_FLAGS := --nbval --nbval-current-env \
 
 .DEFAULT_GOAL := help
 .PHONY: help setup book lint browser-deps axe-core test-unit test-notebooks test-all test test-colab clean distclean \
-        student-notebooks colab-notebooks book-no-solutions pdf assignments grade sklearn-suite
+        student-notebooks colab-notebooks book-no-solutions pdf assignments grade sklearn-suite \
+        sklearn-suite-hgb
 
 help:
 	@echo "make book            build the book into _build/html (uses stored notebook outputs)"
@@ -39,6 +40,7 @@ help:
 	@echo "make assignments     otter-grader assignments of every chapter: _build/assignments/"
 	@echo "make grade ASSIGNMENT=NN_topic SUBMISSIONS=DIR   grade a class: DIR/grades.csv, DIR/feedback/"
 	@echo "make sklearn-suite   scikit-learn's own tree/forest/AdaBoost tests on treelib (BUILDERS=...)"
+	@echo "make sklearn-suite-hgb  scikit-learn's own HistGradientBoosting tests on treelib"
 	@echo "make setup           create .venv and install the pinned toolchain"
 	@echo "make axe-core        install the pinned axe-core (npm) for the accessibility tests"
 	@echo "make clean           remove build output and caches (keeps .venv)"
@@ -184,6 +186,12 @@ test-colab: $(STAMP)
 BUILDERS ?= recursive levelwise hist
 sklearn-suite: $(STAMP)
 	$(PY) benchmarks/sklearn_suite/run.py --builder $(BUILDERS)
+
+# scikit-learn's own HistGradientBoosting tests (test_gradient_boosting.py,
+# test_monotonic_constraints.py, test_warm_start.py), run once on treelib's
+# HistGradientBoosting*: benchmarks/results/sklearn_suite_hgb*.{csv,txt}.
+sklearn-suite-hgb: $(STAMP)
+	$(PY) benchmarks/sklearn_suite/run.py --suite hgb
 
 # --- housekeeping ------------------------------------------------------------------
 

@@ -376,3 +376,17 @@ def test_feature_names_device_and_verbose(capsys):
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("kind", ["regressor", "multiclass"])
+@pytest.mark.parametrize("max_features", [None, 7, 1, 0.35, 0.01, 1.0, "sqrt", "log2"])
+def test_max_features_attribute_as_sklearn(kind, max_features):
+    """``max_features_`` after fit is scikit-learn's (its ``_set_max_features``)."""
+    X, y = make_data(kind, 0, n=40, p=30)  # 30 features: sqrt 5, log2 4, 0.35 * 30 = 10.5
+    sk_class, our_class = classes(kind)
+    params = dict(n_estimators=2, max_depth=2, max_features=max_features, random_state=0)
+    ours = our_class(**params).fit(X, y)
+    theirs = sk_class(**params).fit(X, y)
+    assert ours.max_features_ == theirs.max_features_
+    assert type(ours.max_features_) is int
+    assert all(t.max_features_ == ours.max_features_ for t in ours.estimators_.ravel())

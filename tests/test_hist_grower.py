@@ -71,7 +71,7 @@ def grow_both(seed, n=1000, d=5, nan=False, constant_hessian=False, monotonic=Fa
               max_depth=None, feature_fraction=1.0):  # fmt: skip
     rng, X, is_categorical, known = data(seed, n, d, nan, categorical)
     options = {"is_categorical": is_categorical, "known_categories": known, "random_state": 0}
-    sk_bins = _BinMapper(n_bins=256, **options).fit(X)
+    sk_bins = _BinMapper(n_bins=256, n_threads=1, **options).fit(X)
     bins = BinMapper(n_bins=256, **options).fit(X)
     X_binned = sk_bins.transform(X)
     assert np.array_equal(bins.transform(X).numpy(), X_binned)
@@ -95,7 +95,7 @@ def grow_both(seed, n=1000, d=5, nan=False, constant_hessian=False, monotonic=Fa
         "feature_fraction_per_split": feature_fraction,
         "shrinkage": 0.1,
     }
-    theirs = SkTreeGrower(X_binned, g, h, rng=np.random.default_rng(seed), **settings)
+    theirs = SkTreeGrower(X_binned, g, h, rng=np.random.default_rng(seed), n_threads=1, **settings)
     theirs.grow()
     ours = TreeGrower(torch.from_numpy(np.ascontiguousarray(X_binned)), torch.from_numpy(g),
                       torch.from_numpy(h), rng=np.random.default_rng(seed), **settings)  # fmt: skip
@@ -141,7 +141,9 @@ def test_bins_equal_scikit_learns_with_subsample_and_weights():
     weight = rng.uniform(0, 2, 3000)
     for kwargs in ({}, {"subsample": 1000}):
         for w in (None, weight):
-            theirs = _BinMapper(n_bins=64, random_state=3, **kwargs).fit(X, sample_weight=w)
+            theirs = _BinMapper(n_bins=64, random_state=3, n_threads=1, **kwargs).fit(
+                X, sample_weight=w
+            )
             ours = BinMapper(n_bins=64, random_state=3, **kwargs).fit(X, sample_weight=w)
             for a, b in zip(theirs.bin_thresholds_, ours.bin_thresholds_):
                 np.testing.assert_array_equal(a, b)

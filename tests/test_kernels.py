@@ -210,3 +210,14 @@ def test_histograms_agree_with_one_node_at_a_time(seed, kind, nan):
         [node_histogram_reference(bins.codes, stats, r, search.n_bins) for r in node_rows], 1
     )
     assert torch.equal(fast.double(), reference)
+
+
+def test_compress_equals_boolean_indexing():
+    from treelib.kernels import compress
+
+    generator = torch.Generator().manual_seed(0)
+    values = torch.randperm(1000, generator=generator)
+    mask = torch.rand(1000, generator=generator) < 0.3
+    assert torch.equal(compress(values, mask), values[mask])
+    assert torch.equal(compress(values, ~mask), values[~mask])
+    assert compress(values[:0], mask[:0]).numel() == 0

@@ -47,7 +47,13 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import _is_float, _is_int, check_fit_input, check_predict_input
+from ._validation import (
+    _is_float,
+    _is_int,
+    check_fit_input,
+    check_max_features,
+    check_predict_input,
+)
 from .hist import bin_columns
 from .tree import BINNED_BUILDERS, TREE_METHODS, DecisionTreeRegressor
 
@@ -311,6 +317,8 @@ class BaseGradientBoosting(BaseEstimator):
         """
         X, y, w = check_fit_input(self, X, y, sample_weight, classifier=self._is_classifier)
         self._check_params()
+        # scikit-learn's _set_max_features, before the early-stopping split
+        self.max_features_ = check_max_features(self.max_features, self.n_features_in_)
         loss = self._make_loss(y, w)
         device = self._device()
         X, y, w = X.to(device), y.to(device), w.to(device)
@@ -521,6 +529,10 @@ _PARAMS_DOC = """
         Only when ``subsample < 1``.
     n_estimators_ : int
     n_trees_per_iteration_ : int
+    max_features_ : int
+        The features each node of each tree looks at, from ``max_features`` and
+        ``n_features_in_`` as scikit-learn computes it (None: all of them;
+        ``"sqrt"``, ``"log2"``, a fraction: at least one).
     feature_importances_ : ndarray of shape (n_features,)
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only if X had column names)

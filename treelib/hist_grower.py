@@ -17,6 +17,8 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
+from .kernels import compress
+
 # scikit-learn's node record (common.pyx PREDICTOR_RECORD_DTYPE), kept as is so that
 # a fitted predictor's ``nodes`` read the same.
 PREDICTOR_RECORD_DTYPE = np.dtype(
@@ -37,6 +39,7 @@ PREDICTOR_RECORD_DTYPE = np.dtype(
     ]
 )
 ALMOST_INF = 1e300  # scikit-learn's (LightGBM's AvoidInf): no +inf bin threshold
+SMALL_NODE = 4096  # below this many samples a node's histograms take one scatter
 
 
 # --- bins ------------------------------------------------------------------------
@@ -190,7 +193,8 @@ class BinMapper:
                 f"This estimator was fitted with {len(self.bin_thresholds_)} features "
                 f"but {X.shape[1]} got passed to transform()"
             )
-        binned = torch.empty(X.shape, dtype=torch.uint8, device=X.device)
+        # feature-major storage (scikit-learn's Fortran order): a column is contiguous
+        binned = torch.empty(X.shape[1], X.shape[0], dtype=torch.uint8, device=X.device)
         for f, edges in enumerate(self.bin_thresholds_):
             column = X[:, f]
             edges = torch.as_tensor(edges, dtype=torch.float64, device=X.device)
@@ -199,8 +203,8 @@ class BinMapper:
             if self.is_categorical_[f]:
                 missing |= column < 0
             codes = codes.masked_fill(missing, self.missing_values_bin_idx_)
-            binned[:, f] = codes.to(torch.uint8)
-        return binned
+            binned[f] = codes.to(torch.uint8)
+        return binned.T
 
     def make_known_categories_bitsets(self):
         """The known categories of each categorical feature, as scikit-learn's bitsets.
@@ -251,6 +255,8 @@ def compute_node_value(sum_gradient, sum_hessian, lower_bound, upper_bound, l2_r
     value = -sum_gradient / (sum_hessian + l2_regularization + 1e-15)
     if torch.is_tensor(value):
         return value.clamp(lower_bound, upper_bound)
+    if isinstance(value, np.ndarray):
+        return np.clip(value, lower_bound, upper_bound)
     return min(max(value, lower_bound), upper_bound)
 
 
@@ -285,6 +291,8 @@ def split_gain(
     )
     if torch.is_tensor(gain):
         return gain.masked_fill(wrong_way, -1.0)
+    if isinstance(gain, np.ndarray):
+        return np.where(wrong_way, -1.0, gain)
     return -1.0 if wrong_way else gain
 
 
@@ -297,40 +305,62 @@ def node_histograms(X_binned, rows, gradients, hessians, n_bins):
     Returns a float64 tensor (3, n_features, n_bins): ``[sum_g, sum_h, count]``.
     ``rows`` None means every sample (the root). With constant hessians
     (``hessians`` of length 1) the hessian row is the count times that hessian.
-    The sums are float64, as scikit-learn's (its gradients are float32).
+    The sums are float64, as scikit-learn's (its gradients are float32), and
+    each bin adds its samples in the order of ``rows``, as scikit-learn does.
     """
-    if rows is None:
-        codes = X_binned.long()
-        g = gradients.double()
-        h = None if hessians.numel() == 1 else hessians.double()
-    else:
-        codes = X_binned.index_select(0, rows).long()
-        g = gradients.index_select(0, rows).double()
-        h = None if hessians.numel() == 1 else hessians.index_select(0, rows).double()
-    return histograms_from_codes(codes, g, h, hessians, n_bins)
+    constant = hessians.numel() == 1
+    pairs = gradient_pairs(gradients, hessians)
+    hist = feature_histograms(X_binned.T.contiguous(), rows, pairs, not constant, n_bins)
+    if constant:
+        hist[1] *= float(hessians.reshape(-1)[0])
+    return hist
 
 
-def histograms_from_codes(codes, g, h, hessians, n_bins):
-    """:func:`node_histograms` of a node's bin codes (m, d) and its samples' g and h."""
-    m, d = codes.shape
-    out = torch.zeros(3, d, n_bins, dtype=torch.float64, device=codes.device)
-    # One pass accumulates two sums: the real part carries g, the imaginary part h
-    # (or 1, the count, when the hessians are constant) - a speed trick only.
-    second = torch.ones_like(g) if h is None else h
-    both = torch.zeros(n_bins, d, dtype=torch.complex128, device=codes.device)
-    both.scatter_add_(0, codes, torch.complex(g, second)[:, None].expand(m, d))
-    out[0] = both.real.T
-    if h is None:
-        out[2] = both.imag.T
-        out[1] = out[2] * hessians.double()
+def gradient_pairs(gradients, hessians):
+    """Each sample's ``g + i h`` (complex128; ``h`` is 1 when the hessians are constant).
+
+    A speed trick only: one scatter of complex numbers sums the gradients (real
+    part) and the hessians, or the counts (imaginary part), in one pass.
+    """
+    g = gradients.double()
+    h = torch.ones_like(g) if hessians.numel() == 1 else hessians.double()
+    return torch.complex(g, h)
+
+
+def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=None):
+    """The histograms of the samples ``rows`` (all when None); ``X_binned_T`` is
+    feature-major (n_features, n_samples). Returns (3, n_features, n_bins) float64;
+    with constant hessians (``count_needed`` False) rows 1 and 2 are both the count.
+
+    Speed tricks: a big node is summed feature by feature (contiguous gathers); a
+    small one (fewer than :data:`SMALL_NODE` samples) in one scatter over all
+    features from the row-major ``X_binned``, as fewer, bigger steps cost less.
+    """
+    n_features = X_binned_T.shape[0]
+    device = X_binned_T.device
+    pairs = pairs if rows is None else pairs.index_select(0, rows)
+    hist = torch.empty(3, n_features, n_bins, dtype=torch.float64, device=device)
+    if X_binned is not None and rows is not None and len(rows) < SMALL_NODE:
+        codes = X_binned.index_select(0, rows).long()  # (m, d)
+        sums = torch.zeros(n_bins, n_features, dtype=torch.complex128, device=device)
+        sums.scatter_add_(0, codes, pairs[:, None].expand(codes.shape))
+        sums = sums.T
+        if count_needed:
+            offsets = torch.arange(0, n_features * n_bins, n_bins, device=device)
+            flat = (codes + offsets).view(-1)
+            hist[2] = torch.bincount(flat, minlength=n_features * n_bins).view(n_features, n_bins)
     else:
-        out[1] = both.imag.T
-        count = torch.zeros(n_bins, d, dtype=torch.float64, device=codes.device)
-        count.scatter_add_(
-            0, codes, torch.ones(1, dtype=torch.float64, device=codes.device).expand(m, d)
-        )
-        out[2] = count.T
-    return out
+        sums = torch.zeros(n_features, n_bins, dtype=torch.complex128, device=device)
+        for f in range(n_features):
+            codes = X_binned_T[f] if rows is None else X_binned_T[f].index_select(0, rows)
+            sums[f].scatter_add_(0, codes.long(), pairs)
+            if count_needed:
+                hist[2, f] = torch.bincount(codes, minlength=n_bins)
+    hist[0] = sums.real
+    hist[1] = sums.imag
+    if not count_needed:
+        hist[2] = hist[1]
+    return hist
 
 
 # --- split finding -------------------------------------------------------------
@@ -413,17 +443,21 @@ class Splitter:
         self.feature_fraction_per_split = feature_fraction_per_split
         self.rng = rng
         n_features = len(n_bins_non_missing)
-        n_scan = missing_values_bin_idx  # bins of known values: 0 .. n_bins - 2
-        bins = torch.arange(n_scan, device=device)
-        nbnm = torch.as_tensor(n_bins_non_missing.astype(np.int64), device=device)
-        missing = torch.as_tensor(has_missing_values.astype(bool), device=device)
-        # candidates of the left-to-right scan: bin < n_bins_non_missing - 1 + has_missing
-        self._ltr_allowed = bins[None, :] < (nbnm - 1 + missing.long())[:, None]
-        # right-to-left scan (features with NaN only): bin <= n_bins_non_missing - 2
-        self._rtl_allowed = (bins[None, :] <= (nbnm - 2)[:, None]) & missing[:, None]
-        self._monotonic = torch.as_tensor(monotonic_cst.astype(np.int64), device=device)[:, None]
-        self._numeric = torch.as_tensor(~is_categorical.astype(bool), device=device)
-        self._has_categorical = bool(is_categorical.any())
+        # bins of known values that some feature uses: 0 .. max(n_bins_non_missing) - 1
+        self._width = width = max(1, int(n_bins_non_missing.max()))
+        bins = np.arange(width)
+        nbnm = n_bins_non_missing.astype(np.int64)[:, None]
+        missing = has_missing_values.astype(bool)[:, None]
+        allowed = np.empty((2, n_features, len(bins)), dtype=bool)
+        # left-to-right candidates: bin < n_bins_non_missing - 1 + has_missing
+        allowed[0] = bins[None, :] < nbnm - 1 + missing
+        # right-to-left (features with NaN only): bin <= n_bins_non_missing - 2; the
+        # scan's candidates are stored from the highest bin down
+        allowed[1] = ((bins[None, :] <= nbnm - 2) & missing)[:, ::-1]
+        self._allowed = allowed
+        self._monotonic = monotonic_cst.astype(np.int64)[:, None]
+        self._any_monotonic = bool(np.any(monotonic_cst != 0))
+        self._any_missing = bool(np.any(has_missing_values))
         self.n_features = n_features
 
     def find_node_split(
@@ -499,66 +533,66 @@ class Splitter:
         self, n_samples, histograms, sum_gradients, sum_hessians, loss_current_node,
         lower_bound, upper_bound,
     ):  # fmt: skip
-        """Both scans of every feature at once: the best candidate per feature."""
-        known = histograms[:, :, : self.missing_values_bin_idx]  # (3, d, bins of values)
-        # left to right: the left child holds bins 0..b (running sums, in bin order)
-        left = known.cumsum(2)
-        g_l, h_l, n_l = left[0], left[1], left[2]
-        gain_ltr = self._gains(
-            g_l, h_l, n_l, sum_gradients - g_l, sum_hessians - h_l, n_samples - n_l,
-            self._ltr_allowed, loss_current_node, lower_bound, upper_bound,
-        )  # fmt: skip
-        # right to left: the right child holds bins b+1..end, summed from the end
-        right = known.flip(2).cumsum(2).flip(2)
-        right = torch.nn.functional.pad(right[:, :, 1:], (0, 1))
-        g_r, h_r, n_r = right[0], right[1], right[2]
-        g_l2, h_l2, n_l2 = sum_gradients - g_r, sum_hessians - h_r, n_samples - n_r
-        gain_rtl = self._gains(
-            g_l2, h_l2, n_l2, g_r, h_r, n_r, self._rtl_allowed, loss_current_node,
-            lower_bound, upper_bound,
-        )  # fmt: skip
-        best_ltr, bin_ltr = gain_ltr.max(1)  # first maximum: the lowest bin
-        n_scan = gain_rtl.shape[1]
-        best_rtl, flipped = gain_rtl.flip(1).max(1)  # first from the end: highest bin
-        bin_rtl = n_scan - 1 - flipped
-        ltr_score = best_ltr.clamp(min=-1.0)
-        use_rtl = best_rtl > ltr_score
-        gain = torch.where(use_rtl, best_rtl, ltr_score)
-        rows = torch.arange(gain.shape[0], device=gain.device)
-        b = torch.where(use_rtl, bin_rtl, bin_ltr)
-        g_left = torch.where(use_rtl, g_l2[rows, b], g_l[rows, b])
-        h_left = torch.where(use_rtl, h_l2[rows, b], h_l[rows, b])
-        n_left = torch.where(use_rtl, n_l2[rows, b], n_l[rows, b])
-        out = torch.stack([gain, b.double(), use_rtl.double(), g_left, h_left, n_left]).cpu()
-        out = out.numpy()
-        return {
-            "gain": out[0].tolist(),
-            "bin": out[1],
-            "missing_left": out[2],
-            "g_left": out[3],
-            "h_left": out[4],
-            "n_left": out[5],
-        }
+        """Both scans of every feature at once: the best candidate per feature.
 
-    def _gains(
-        self, g_l, h_l, n_l, g_r, h_r, n_r, allowed, loss_current_node, lower_bound,
-        upper_bound,
-    ):  # fmt: skip
-        """Every candidate's gain; ``-inf`` where a rule forbids it."""
-        gain = split_gain(
-            g_l, h_l, g_r, h_r, loss_current_node, self._monotonic, lower_bound,
-            upper_bound, self.l2_regularization,
-        )  # fmt: skip
-        ok = (
-            allowed
-            & (n_l >= self.min_samples_leaf)
-            & (n_r >= self.min_samples_leaf)
-            & (h_l >= self.min_hessian_to_split)
-            & (h_r >= self.min_hessian_to_split)
-            & (gain > self.min_gain_to_split)
-            & (gain > -1.0)
-        )
-        return gain.masked_fill(~ok, -np.inf)
+        On the CPU in numpy: the histograms are small (3 x features x bins), and
+        the scans are many small steps. Only the bins some feature uses are read,
+        and the right-to-left scan only runs when a feature has NaN.
+        """
+        hist = histograms.cpu().numpy() if torch.is_tensor(histograms) else histograms
+        width = self._width
+        known = hist[:, :, :width]  # (3, d, bins of known values)
+        totals = np.array([sum_gradients, sum_hessians, n_samples], dtype=np.float64)
+        totals = totals[:, None, None]
+        # left to right: the left child holds bins 0..b (running sums, in bin order)
+        left = np.cumsum(known, axis=2)
+        if self._any_missing:
+            # right to left: the right child holds bins b+1..end, summed from the end;
+            # stored reversed (position k is bin width - 1 - k), as the scan meets them
+            right = np.zeros_like(known)
+            right[:, :, 1:] = np.cumsum(known[:, :, :0:-1], axis=2)
+            sums_left = np.stack([left, totals - right], axis=1)  # (3, 2, d, width)
+            sums_right = np.stack([totals - left, right], axis=1)
+            allowed = self._allowed
+        else:
+            sums_left, sums_right = left[:, None], (totals - left)[:, None]
+            allowed = self._allowed[:1]
+        g_l, h_l, n_l = sums_left
+        g_r, h_r, n_r = sums_right
+        l2 = self.l2_regularization
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self._any_monotonic or lower_bound != -np.inf or upper_bound != np.inf:
+                gain = split_gain(
+                    g_l, h_l, g_r, h_r, loss_current_node, self._monotonic, lower_bound,
+                    upper_bound, l2,
+                )  # fmt: skip
+            else:  # no bounds: split_gain without its clipping and its check
+                gain = loss_current_node - g_l * (-g_l / (h_l + l2 + 1e-15))
+                gain -= g_r * (-g_r / (h_r + l2 + 1e-15))
+        ok = allowed & (n_l >= self.min_samples_leaf)
+        ok &= n_r >= self.min_samples_leaf
+        ok &= h_l >= self.min_hessian_to_split
+        ok &= h_r >= self.min_hessian_to_split
+        ok &= gain > max(self.min_gain_to_split, -1.0)
+        gain[~ok] = -np.inf
+        position = gain.argmax(axis=2)  # the first maximum of each scan
+        features = np.arange(gain.shape[1])
+        best = gain[np.arange(gain.shape[0])[:, None], features, position]
+        ltr_score = np.maximum(best[0], -1.0)
+        if self._any_missing:
+            use_rtl = best[1] > ltr_score  # the right-to-left scan must do strictly better
+        else:
+            use_rtl = np.zeros(gain.shape[1], dtype=bool)
+        scan = use_rtl.astype(np.int64)
+        k = position[scan, features]
+        return {
+            "gain": np.where(use_rtl, best[-1], ltr_score).tolist(),
+            "bin": np.where(use_rtl, width - 1 - k, k),
+            "missing_left": use_rtl,
+            "g_left": g_l[scan, features, k],
+            "h_left": h_l[scan, features, k],
+            "n_left": n_l[scan, features, k],
+        }
 
     def _scan_categorical(
         self, f, n_samples, histograms, sum_gradients, sum_hessians, loss_current_node,
@@ -737,7 +771,10 @@ class TreeGrower:
         if rng is None:
             rng = np.random.default_rng()
         self.hessians_are_constant = hessians.numel() == 1
-        self.X_binned = X_binned.contiguous()
+        self.X_binned = X_binned
+        self.X_binned_T = X_binned.T.contiguous()  # feature-major, as scikit-learn's F order
+        self._X_rows = None  # a row-major copy, made when a small node needs it
+        self.pairs = gradient_pairs(gradients, hessians)
         self.gradients = gradients
         self.hessians = hessians
         self.n_bins = n_bins
@@ -772,7 +809,14 @@ class TreeGrower:
             leaf.value *= self.shrinkage
 
     def _histograms(self, rows):
-        return node_histograms(self.X_binned, rows, self.gradients, self.hessians, self.n_bins)
+        return feature_histograms(
+            self.X_binned_T,
+            rows,
+            self.pairs,
+            not self.hessians_are_constant,
+            self.n_bins,
+            self.X_binned,
+        )
 
     def _initialize_root(self):
         n_samples = self.X_binned.shape[0]
@@ -823,7 +867,7 @@ class TreeGrower:
             heapq.heappush(self.splittable_nodes, node)
 
     def _goes_left(self, info, rows):
-        codes = self.X_binned[rows, info.feature_idx]
+        codes = self.X_binned_T[info.feature_idx].index_select(0, rows)
         if info.is_categorical:
             mask = torch.as_tensor(bitset_to_mask(info.left_cat_bitset), device=codes.device)
             return mask[codes.long()]
@@ -837,8 +881,8 @@ class TreeGrower:
         node = heapq.heappop(self.splittable_nodes)
         info = node.split_info
         left_mask = self._goes_left(info, node.sample_indices)
-        rows_left = node.sample_indices[left_mask]
-        rows_right = node.sample_indices[~left_mask]
+        rows_left = compress(node.sample_indices, left_mask)
+        rows_right = compress(node.sample_indices, ~left_mask)
         depth = node.depth + 1
         n_leaf_nodes = len(self.finalized_leaves) + len(self.splittable_nodes) + 2
         left = TreeNode(depth, rows_left, info.sum_gradient_left, info.sum_hessian_left,

@@ -35,6 +35,19 @@ def take(values, index):
     return values.reshape(-1).index_select(0, index.reshape(-1)).view(index.shape)
 
 
+def compress(values, mask):
+    """``values[mask]`` for a 1-D tensor: ``torch.masked_select``, on the CPU through numpy.
+
+    Chapter 9's grower splits every node's list of samples in two this way. On
+    the CPU numpy's ``compress`` is five to eight times faster than
+    ``masked_select`` or boolean indexing (measured on 500,000 rows); the result
+    shares no memory with ``values``.
+    """
+    if values.device.type != "cpu":
+        return torch.masked_select(values, mask)
+    return torch.from_numpy(values.numpy().compress(mask.numpy()))
+
+
 def columns(values, index):
     """``values.index_select(-1, index)`` for a vector or a few rows (class counts, moments).
 

@@ -1,17 +1,26 @@
 """Run scikit-learn's own tree and ensemble tests on treelib's estimators.
 
     .venv/bin/python benchmarks/sklearn_suite/run.py [--builder recursive levelwise hist]
+    .venv/bin/python benchmarks/sklearn_suite/run.py --suite hgb
 
-For each builder it copies the four test files of the installed scikit-learn into a
-temporary folder and runs pytest there with scikit-learn's conftest (its fixtures)
+Two suites. ``trees`` (the default): the four test files of trees, monotonic trees,
+forests and AdaBoost, once per builder (``tree_method``). ``hgb``: the three test
+files of HistGradientBoosting (``ensemble/_hist_gradient_boosting/tests/``
+``test_gradient_boosting.py``, ``test_monotonic_constraints.py``,
+``test_warm_start.py``), once, with treelib's estimators as they are (the builder
+column reads ``default``).
+
+For each builder it copies the suite's test files of the installed scikit-learn into
+a temporary folder and runs pytest there with scikit-learn's conftest (its fixtures)
 and substitute.py (treelib's estimators in place of scikit-learn's), then writes
+(``PREFIX`` is ``sklearn_suite`` for the trees, ``sklearn_suite_hgb`` for hgb)
 
-- benchmarks/results/sklearn_suite.csv: per builder and file, all items and the
+- benchmarks/results/PREFIX.csv: per builder and file, all items and the
   items in scope (all but those exclusions.txt lists), passed / failed / errors /
   skipped;
-- benchmarks/results/sklearn_suite_failures.txt: every item that did not pass, with
+- benchmarks/results/PREFIX_failures.txt: every item that did not pass, with
   a one-line reason and its cause (causes.py), per builder;
-- benchmarks/results/sklearn_suite_causes.txt: the items that did not pass, counted
+- benchmarks/results/PREFIX_causes.txt: the items that did not pass, counted
   by cause, per builder.
 
 Builders not run keep their rows (the files are updated, not rewritten).
@@ -39,15 +48,35 @@ RESULTS = REPO / "benchmarks" / "results"
 sys.path.insert(0, str(HERE))
 from causes import cause_of  # noqa: E402
 
-BUILDERS = ("recursive", "levelwise", "hist")
 SKLEARN = Path(sklearn.__file__).parent
-FILES = [
-    "tree/tests/test_tree.py",
-    "tree/tests/test_monotonic_tree.py",
-    "ensemble/tests/test_forest.py",
-    "ensemble/tests/test_weight_boosting.py",
-]
-UNTOUCHED = set()  # tests that made none of the four files' estimators
+SUITES = {
+    "trees": {
+        "files": [
+            "tree/tests/test_tree.py",
+            "tree/tests/test_monotonic_tree.py",
+            "ensemble/tests/test_forest.py",
+            "ensemble/tests/test_weight_boosting.py",
+        ],
+        "builders": ("recursive", "levelwise", "hist"),
+        "prefix": "sklearn_suite",
+    },
+    "hgb": {
+        "files": [
+            "ensemble/_hist_gradient_boosting/tests/test_gradient_boosting.py",
+            "ensemble/_hist_gradient_boosting/tests/test_monotonic_constraints.py",
+            "ensemble/_hist_gradient_boosting/tests/test_warm_start.py",
+        ],
+        # HistGradientBoosting has no tree_method: one run, treelib's defaults
+        "builders": ("default",),
+        "prefix": "sklearn_suite_hgb",
+    },
+}
+# the suite being run (main() sets it from --suite)
+SUITE = "trees"
+FILES = SUITES[SUITE]["files"]
+BUILDERS = SUITES[SUITE]["builders"]
+PREFIX = SUITES[SUITE]["prefix"]
+UNTOUCHED = set()  # tests that made none of the suite's substituted estimators
 FIELDS = ["builder", "file", "scope", "passed", "failed", "errors", "skipped", "total", "pass_rate"]
 
 
@@ -66,7 +95,9 @@ def run_pytest(builder, workdir, jobs, timeout, extra):
     """Run the copied files under pytest; return the JUnit XML path."""
     junit = workdir / f"junit-{builder}.xml"
     env = dict(os.environ)
-    env["TREELIB_SUITE_BUILDER"] = builder
+    env["TREELIB_SUITE"] = SUITE
+    if builder in SUITES["trees"]["builders"]:
+        env["TREELIB_SUITE_BUILDER"] = builder
     env["TREELIB_SUITE_TIMEOUT"] = str(timeout)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(HERE), str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -92,7 +123,7 @@ def run_pytest(builder, workdir, jobs, timeout, extra):
         "junit_logging=no",
         *([f"-n{jobs}"] if jobs > 1 else []),
         *extra,
-        # the four files, unless the extra arguments name tests themselves
+        # the suite's files, unless the extra arguments name tests themselves
         *([] if any(".py" in a for a in extra) else [Path(f).name for f in FILES]),
     ]
     start = time.time()
@@ -174,7 +205,7 @@ def update(path, builders, header, new_lines):
 
 def reclassify(exclusions):
     """Rewrite the cause and scope columns of the failures file, and the causes file."""
-    path = RESULTS / "sklearn_suite_failures.txt"
+    path = RESULTS / f"{PREFIX}_failures.txt"
     header, *lines = path.read_text().splitlines()
     out, causes = [], {}
     for line in lines:
@@ -186,12 +217,23 @@ def reclassify(exclusions):
         out.append("\t".join([builder, test_id, outcome, scope, cause, message]))
     path.write_text("\n".join([header] + out) + "\n")
     summary = [f"{b}\t{n}\t{c}" for b, cs in causes.items() for c, n in cs.most_common()]
-    update(RESULTS / "sklearn_suite_causes.txt", list(causes), "builder\titems\tcause", summary)
+    update(RESULTS / f"{PREFIX}_causes.txt", list(causes), "builder\titems\tcause", summary)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--builder", nargs="+", choices=BUILDERS, default=list(BUILDERS))
+    parser.add_argument(
+        "--suite",
+        choices=list(SUITES),
+        default="trees",
+        help="trees: tree, forest, AdaBoost tests (per builder); hgb: HistGradientBoosting's",
+    )
+    parser.add_argument(
+        "--builder",
+        nargs="+",
+        choices=[b for suite in SUITES.values() for b in suite["builders"]],
+        help="builders to run (default: all of the suite's)",
+    )
     parser.add_argument("--jobs", "-n", type=int, default=2, help="pytest-xdist workers")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per test")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
@@ -202,6 +244,11 @@ def main(argv=None):
     )
     parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
     args = parser.parse_args(argv)
+    select_suite(args.suite)
+    builders = args.builder or list(BUILDERS)
+    wrong = [b for b in builders if b not in BUILDERS]
+    if wrong:
+        parser.error(f"--builder {' '.join(wrong)}: the {SUITE} suite has {', '.join(BUILDERS)}")
 
     exclusions = read_exclusions()
     if args.reclassify:
@@ -211,7 +258,7 @@ def main(argv=None):
     (workdir / "pytest.ini").write_text("[pytest]\n")  # rootdir here, no repository config
     for f in FILES:
         shutil.copy(SKLEARN / f, workdir / Path(f).name)
-    for builder in args.builder:  # (each builder's results are written as soon as it ends)
+    for builder in builders:  # (each builder's results are written as soon as it ends)
         junit = run_pytest(builder, workdir, args.jobs, args.timeout, args.pytest_args)
         rows, lines, causes = summarise(builder, parse_junit(junit), exclusions)
         summary = [f"{builder}\t{n}\t{cause}" for cause, n in causes.most_common()]
@@ -222,7 +269,7 @@ def main(argv=None):
         write_results([builder], rows, lines, summary)
     unlisted = sorted(UNTOUCHED - set(exclusions))
     if unlisted:
-        print("These tests made no tree or ensemble estimator; exclude them in exclusions.txt?")
+        print("These tests made no substituted estimator; exclude them in exclusions.txt?")
         print("\n".join("  " + t for t in unlisted))
     if not args.keep:
         shutil.rmtree(workdir)
@@ -230,9 +277,18 @@ def main(argv=None):
         print(f"kept {workdir}")
 
 
+def select_suite(name):
+    """Make ``name`` the suite that the functions of this module run and write."""
+    global SUITE, FILES, BUILDERS, PREFIX
+    SUITE = name
+    FILES = SUITES[name]["files"]
+    BUILDERS = SUITES[name]["builders"]
+    PREFIX = SUITES[name]["prefix"]
+
+
 def write_results(builders, rows, lines, summary):
     """Replace the rows of ``builders`` in the three results files (the others stay)."""
-    csv_path = RESULTS / "sklearn_suite.csv"
+    csv_path = RESULTS / f"{PREFIX}.csv"
     old = []
     if csv_path.exists():
         with csv_path.open() as fh:
@@ -242,12 +298,12 @@ def write_results(builders, rows, lines, summary):
         writer.writeheader()
         writer.writerows(sorted(old + rows, key=lambda r: BUILDERS.index(r["builder"])))
     update(
-        RESULTS / "sklearn_suite_failures.txt",
+        RESULTS / f"{PREFIX}_failures.txt",
         builders,
         "builder\ttest\toutcome\tscope\tcause\tmessage",
         lines,
     )
-    update(RESULTS / "sklearn_suite_causes.txt", builders, "builder\titems\tcause", summary)
+    update(RESULTS / f"{PREFIX}_causes.txt", builders, "builder\titems\tcause", summary)
 
 
 if __name__ == "__main__":

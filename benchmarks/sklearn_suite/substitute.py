@@ -1,17 +1,22 @@
 """pytest plugin: scikit-learn's own tree and ensemble tests run on treelib's estimators.
 
-Loaded by the ``conftest.py`` that ``run.py`` writes next to the copied test files,
-so that it runs before any test module is imported. It
+Loaded by ``run.py`` with ``pytest -p substitute``, so that it runs before any test
+module is imported. ``TREELIB_SUITE`` names the suite (``trees``, the default, or
+``hgb``); only that suite's estimators are substituted. It
 
 1. puts treelib's estimators in place of scikit-learn's, in ``sklearn.tree``,
    ``sklearn.ensemble`` (where ``from sklearn.tree import X``, ``from sklearn import
    tree`` and ``from sklearn.ensemble import X`` find them) and their private
    modules ``sklearn.tree._classes``, ``sklearn.ensemble._forest`` and
-   ``sklearn.ensemble._weight_boosting``. Each is a subclass of treelib's class
-   with the scikit-learn name, whose ``tree_method`` default is the builder under
-   test (``TREELIB_SUITE_BUILDER``); its ``__init__`` signature is otherwise
-   treelib's, so that ``get_params`` and ``clone`` keep working;
-2. replaces each estimator the four files use that treelib does not provide
+   ``sklearn.ensemble._weight_boosting`` (suite ``trees``), or
+   ``sklearn.ensemble._hist_gradient_boosting.gradient_boosting`` (suite ``hgb``:
+   ``HistGradientBoostingRegressor`` and ``HistGradientBoostingClassifier``, whose
+   test module also imports that module as ``hgb_module``). Each is a subclass of
+   treelib's class with the scikit-learn name, whose ``tree_method`` default (where
+   it has one) is the builder under test (``TREELIB_SUITE_BUILDER``); its
+   ``__init__`` signature is otherwise treelib's, so that ``get_params`` and
+   ``clone`` keep working;
+2. replaces each estimator the suite's files use that treelib does not provide
    (looked up again on every run, so that it is substituted once it exists) by a
    subclass of scikit-learn's own class that records its use: a test that
    creates one is reported as failed, "not provided by treelib";
@@ -30,6 +35,7 @@ import types
 import pytest
 import sklearn.ensemble
 import sklearn.ensemble._forest
+import sklearn.ensemble._hist_gradient_boosting.gradient_boosting
 import sklearn.ensemble._weight_boosting
 import sklearn.tree
 import sklearn.tree._classes
@@ -37,6 +43,7 @@ from sklearn.base import clone
 
 import treelib
 
+SUITE = os.environ.get("TREELIB_SUITE", "trees")
 BUILDER = os.environ.get("TREELIB_SUITE_BUILDER", "levelwise")
 TIMEOUT = int(os.environ.get("TREELIB_SUITE_TIMEOUT", "300"))
 
@@ -55,6 +62,20 @@ ENSEMBLE_NAMES = [
     "AdaBoostClassifier",
     "AdaBoostRegressor",
 ]
+HGB_NAMES = ["HistGradientBoostingRegressor", "HistGradientBoostingClassifier"]
+# the modules where each suite's test files (and scikit-learn's own code) find the names
+MODULES = {
+    **dict.fromkeys(TREE_NAMES, [sklearn.tree, sklearn.tree._classes]),
+    **dict.fromkeys(
+        ENSEMBLE_NAMES,
+        [sklearn.ensemble, sklearn.ensemble._forest, sklearn.ensemble._weight_boosting],
+    ),
+    **dict.fromkeys(
+        HGB_NAMES,
+        [sklearn.ensemble, sklearn.ensemble._hist_gradient_boosting.gradient_boosting],
+    ),
+}
+SUITE_NAMES = {"trees": TREE_NAMES + ENSEMBLE_NAMES, "hgb": HGB_NAMES}[SUITE]
 # scikit-learn's single extra tree is its decision tree with these defaults; treelib's
 # decision tree stands in for it once it takes `splitter` (and no ExtraTree* exists).
 EXTRA_TREE_DEFAULTS = {
@@ -120,30 +141,26 @@ def _treelib_class(name):
 
 def install():
     builder = {"tree_method": BUILDER}
-    for name in TREE_NAMES + ENSEMBLE_NAMES:
+    for name in SUITE_NAMES:
         found = _treelib_class(name)
         if found is not None:
             base, defaults = found
             cls = _make_class(name, base, {**defaults, **builder}, "treelib")
             SUBSTITUTED[name] = cls
         else:
-            base = getattr(sklearn.tree if name in TREE_NAMES else sklearn.ensemble, name)
+            base = getattr(MODULES[name][0], name)
             cls = _make_class(name, base, {}, "not provided")
             NOT_PROVIDED[name] = cls
-        modules = (
-            [sklearn.tree, sklearn.tree._classes]
-            if name in TREE_NAMES
-            else [sklearn.ensemble, sklearn.ensemble._forest, sklearn.ensemble._weight_boosting]
-        )
-        for mod in modules:
+        for mod in MODULES[name]:
             if hasattr(mod, name):
                 setattr(mod, name, cls)
-    # treelib's AdaBoost makes its default stump (classifier) and depth-3 tree
-    # (regressor) from treelib.boosting's trees: the builder under test grows them too.
-    import treelib.boosting
+    if SUITE == "trees":
+        # treelib's AdaBoost makes its default stump (classifier) and depth-3 tree
+        # (regressor) from treelib.boosting's trees: the builder under test grows them.
+        import treelib.boosting
 
-    treelib.boosting.DecisionTreeClassifier = SUBSTITUTED["DecisionTreeClassifier"]
-    treelib.boosting.DecisionTreeRegressor = SUBSTITUTED["DecisionTreeRegressor"]
+        treelib.boosting.DecisionTreeClassifier = SUBSTITUTED["DecisionTreeClassifier"]
+        treelib.boosting.DecisionTreeRegressor = SUBSTITUTED["DecisionTreeRegressor"]
 
 
 install()
