@@ -344,11 +344,57 @@ def test_segmented_cumsum_loop_that_skips_empty_segments_wrongly(capsys):
 
 # --- Every capstone: the answer passes; errors, stubs and odd answers fail gracefully ---
 
+
+def leafwise_tree(X_binned, g, h, max_leaf_nodes, min_samples_leaf, l2):
+    """A leaf-wise tree from scratch: per-bin sums by plain loops over the samples."""
+    n, d = X_binned.shape
+    codes = X_binned.long().tolist()
+    gl, hl = g.tolist(), h.tolist()
+
+    def best(rows):
+        G, H = sum(gl[i] for i in rows), sum(hl[i] for i in rows)
+        found = None
+        for f in range(d):
+            n_bins = 1 + max(codes[i][f] for i in rows)
+            sums = [[0.0, 0.0, 0] for _ in range(n_bins)]
+            for i in rows:
+                cell = sums[codes[i][f]]
+                cell[0] += gl[i]
+                cell[1] += hl[i]
+                cell[2] += 1
+            GL = HL = 0.0
+            NL = 0
+            for b in range(n_bins - 1):
+                GL, HL, NL = GL + sums[b][0], HL + sums[b][1], NL + sums[b][2]
+                if NL < min_samples_leaf or len(rows) - NL < min_samples_leaf:
+                    continue
+                gain = GL**2 / (HL + l2) + (G - GL) ** 2 / (H - HL + l2) - G**2 / (H + l2)
+                if gain > 0 and (found is None or gain > found[0]):
+                    found = (gain, f, b)
+        return found
+
+    leaves = [list(range(n))]
+    scores = [best(leaves[0]) if n >= 2 * min_samples_leaf else None]
+    while len(leaves) < max_leaf_nodes and any(s is not None for s in scores):
+        k = max((i for i, s in enumerate(scores) if s is not None), key=lambda i: scores[i][0])
+        _, f, b = scores[k]
+        rows = leaves.pop(k)
+        scores.pop(k)
+        for part in ([i for i in rows if codes[i][f] <= b], [i for i in rows if codes[i][f] > b]):
+            leaves.append(part)
+            scores.append(best(part) if len(part) >= 2 * min_samples_leaf else None)
+    out = torch.zeros(n, dtype=torch.float64)
+    for rows in leaves:
+        out[rows] = -sum(gl[i] for i in rows) / (sum(hl[i] for i in rows) + l2)
+    return out
+
+
 SOLUTIONS = {
     "grow_tree": grow_tree,
     "random_forest": random_forest,
     "adaboost": adaboost,
     "segmented_cumsum": segmented_cumsum,
+    "leafwise_tree": leafwise_tree,
 }
 
 
@@ -403,3 +449,19 @@ def test_verdicts_are_deterministic(name, capsys):
 
     first = verdict(CHECKERS[name], wrong, capsys)
     assert first == verdict(CHECKERS[name], wrong, capsys)
+
+
+def test_leafwise_tree_mistakes(capsys):
+    from treelib.exercises import TREE_HINTS, check_leafwise_tree
+
+    def flipped(*args):
+        return -leafwise_tree(*args)
+
+    result, out = verdict(check_leafwise_tree, flipped, capsys)
+    assert result is False and TREE_HINTS["sign"] in out
+
+    def too_small(X_binned, g, h, max_leaf_nodes, min_samples_leaf, l2):
+        return leafwise_tree(X_binned, g, h, max(2, max_leaf_nodes // 2), min_samples_leaf, l2)
+
+    result, out = verdict(check_leafwise_tree, too_small, capsys)
+    assert result is False and "First failure:" in out

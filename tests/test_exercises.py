@@ -110,6 +110,28 @@ def boosting_round(X, y, raw, learning_rate):
     return raw + learning_rate * step
 
 
+def split_gain(g_left, h_left, g_right, h_right, l2):
+    g, h = g_left + g_right, h_left + h_right
+    return g_left**2 / (h_left + l2) + g_right**2 / (h_right + l2) - g**2 / (h + l2)
+
+
+def child_histograms(codes, g, h, left, n_bins):
+    def hist(rows):
+        out = torch.zeros(3, n_bins, dtype=torch.float64)
+        for c, gi, hi in zip(codes[rows].tolist(), g[rows].tolist(), h[rows].tolist()):
+            out[0, c] += gi
+            out[1, c] += hi
+            out[2, c] += 1
+        return out
+
+    parent = hist(torch.ones_like(left))
+    if int(left.sum()) <= int((~left).sum()):
+        small = hist(left)
+        return small, parent - small
+    small = hist(~left)
+    return parent - small, small
+
+
 SOLUTIONS = {
     "gini": gini,
     "best_threshold": best_threshold,
@@ -121,6 +143,8 @@ SOLUTIONS = {
     "adaboost_round": adaboost_round,
     "negative_gradient": negative_gradient,
     "boosting_round": boosting_round,
+    "split_gain": split_gain,
+    "child_histograms": child_histograms,
 }
 
 
@@ -231,7 +255,7 @@ def test_docstring_examples():
 
 def test_one_module_per_chapter():
     modules = {m.__name__.rsplit(".", 1)[1]: m for m in exercise_modules()[1:]}
-    assert set(modules) == {"_framework"} | {f"ch0{n}" for n in range(1, 9)}
+    assert set(modules) == {"_framework"} | {f"ch0{n}" for n in range(1, 10)}
     for name, checker in CHECKERS.items():
         chapter = checker.__module__.rsplit(".", 1)[1]
         assert f"Chapter {int(chapter[2:])}" in checker.__doc__, name
@@ -254,6 +278,7 @@ def test_every_checker_names_its_chapter():
     chapters |= {"entropy": 4, "information_gain": 4, "bootstrap_counts": 5, "adaboost_round": 6}
     chapters |= {"grow_tree": 2, "random_forest": 5, "adaboost": 6, "segmented_cumsum": 7}
     chapters |= {"negative_gradient": 8, "boosting_round": 8}
+    chapters |= {"split_gain": 9, "child_histograms": 9, "leafwise_tree": 9}
     for name, checker in CHECKERS.items():
         assert f"Chapter {chapters[name]}" in checker.__doc__
         assert ">>> check_" in checker.__doc__
@@ -538,3 +563,45 @@ def test_checkers_refuse_treelibs_own_implementation(capsys):
     assert "treelib's own implementation" in capsys.readouterr().out
     assert float(treelib.gini(counts)) == 0.375  # put back afterwards
     assert abs(float(renamed(counts)) - 0.8112781244591328) < 1e-12
+
+
+# --- Chapter 9: the second-order gain and the children's histograms ---
+
+
+def test_split_gain_by_hand():
+    # Section 9.1's seven samples: 1/2 + 9/7 - 1/11 = 261/154
+    assert split_gain(1.0, 1.0, -1.5, 0.75, 1.0) == pytest.approx(261 / 154)
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda gl, hl, gr, hr, l2: gl**2 / (hl + l2) + gr**2 / (hr + l2), "parent"),
+        (lambda gl, hl, gr, hr, l2: split_gain(gl, hl, gr, hr, 0.0), "l2"),
+        (lambda gl, hl, gr, hr, l2: split_gain(gl, hl, gr, hr, l2) / 2, "half"),
+    ],
+)
+def test_split_gain_mistakes(wrong, hint, capsys):
+    from treelib.exercises import SECOND_ORDER_HINTS, check_split_gain
+
+    result, out = verdict(check_split_gain, wrong, capsys)
+    assert result is False
+    assert SECOND_ORDER_HINTS[hint] in out
+
+
+def test_child_histograms_mistakes(capsys):
+    from treelib.exercises import HISTOGRAM_HINTS, check_child_histograms
+
+    def swapped(*args):
+        return child_histograms(*args)[::-1]
+
+    def no_counts(*args):
+        left, right = child_histograms(*args)
+        return left * torch.tensor([[1.0], [1.0], [0.0]]), right * torch.tensor(
+            [[1.0], [1.0], [0.0]]
+        )
+
+    for wrong, hint in [(swapped, "swapped"), (no_counts, "count")]:
+        result, out = verdict(check_child_histograms, wrong, capsys)
+        assert result is False
+        assert HISTOGRAM_HINTS[hint] in out

@@ -14,7 +14,7 @@ exception escape, and returns ``True`` or ``False`` so that a grader can use it:
 
 ``CHECKERS`` maps each exercise's name (``"gini"``, ...) to its checker; the
 capstones (``CAPSTONES``: the learner builds a chapter's whole model) are in it
-too. One module per chapter (``ch01`` ... ``ch08``) holds that chapter's
+too. One module per chapter (``ch01`` ... ``ch09``) holds that chapter's
 checkers; ``_framework`` the machinery they share.
 """
 
@@ -53,6 +53,14 @@ from .ch05 import (
 from .ch06 import FIXED_ROUNDS, ROUND_HINTS, check_adaboost, check_adaboost_round
 from .ch07 import check_segmented_cumsum
 from .ch08 import check_boosting_round, check_negative_gradient
+from .ch09 import (
+    HISTOGRAM_HINTS,
+    SECOND_ORDER_HINTS,
+    TREE_HINTS,
+    check_child_histograms,
+    check_leafwise_tree,
+    check_split_gain,
+)
 
 CHECKERS = {
     "gini": check_gini,
@@ -65,13 +73,16 @@ CHECKERS = {
     "adaboost_round": check_adaboost_round,
     "negative_gradient": check_negative_gradient,
     "boosting_round": check_boosting_round,
+    "split_gain": check_split_gain,
+    "child_histograms": check_child_histograms,
     # the capstones: the learner builds the chapter's model (my_grow_tree, ...)
     "grow_tree": check_grow_tree,
     "random_forest": check_random_forest,
     "adaboost": check_adaboost,
     "segmented_cumsum": check_segmented_cumsum,
+    "leafwise_tree": check_leafwise_tree,
 }
-CAPSTONES = ("grow_tree", "random_forest", "adaboost", "segmented_cumsum")
+CAPSTONES = ("grow_tree", "random_forest", "adaboost", "segmented_cumsum", "leafwise_tree")
 
 __all__ = [
     "CHECKERS",
@@ -84,6 +95,12 @@ __all__ = [
     "check_bootstrap_counts",
     "check_adaboost_round",
     "check_negative_gradient",
+    "check_split_gain",
+    "check_child_histograms",
+    "check_leafwise_tree",
+    "SECOND_ORDER_HINTS",
+    "HISTOGRAM_HINTS",
+    "TREE_HINTS",
     "check_boosting_round",
     "CAPSTONES",
     "check_grow_tree",

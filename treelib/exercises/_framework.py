@@ -86,6 +86,15 @@ REFERENCES = {
         "treelib.gradient_boosting:newton_leaf_values",
         "treelib.gradient_boosting:BinomialLoss.negative_gradient",
     ],
+    "split_gain": ["treelib.hist_grower:split_gain", "treelib.hist_grower:compute_node_value"],
+    "child_histograms": [
+        "treelib.hist_grower:node_histograms",
+        "treelib.hist_grower:feature_histograms",
+    ],
+    "leafwise_tree": [
+        "treelib.hist_grower:TreeGrower.grow",
+        "treelib.hist_grower:TreeGrower.split_next",
+    ],
 }
 USED_REFERENCE = "treelib-reference-called"
 REFERENCE_HINT = (
