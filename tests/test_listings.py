@@ -76,7 +76,7 @@ WINDOWS = {
         "    total = node_sum(weight)",
         "    return torch.where(small, 0.0, numerator / torch.where(small, 1.0, denominator))",
     ),
-    ("08_gradient_boosting", "treelib.GradientBoostingClassifier.fit", (34, 38)): (
+    ("08_gradient_boosting", "treelib.GradientBoostingClassifier.fit", (36, 40)): (
         "treelib.gradient_boosting.BaseGradientBoosting.fit",
         "        bins = None  # the histogram builder bins the data once for all trees",
         "        n_stages = self._fit_stages(loss, X, y, w, raw, bins, rng, val)",
