@@ -17,7 +17,7 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
-from .kernels import compress
+from .kernels import compress, row_major
 
 # scikit-learn's node record (common.pyx PREDICTOR_RECORD_DTYPE), kept as is so that
 # a fitted predictor's ``nodes`` read the same.
@@ -39,7 +39,7 @@ PREDICTOR_RECORD_DTYPE = np.dtype(
     ]
 )
 ALMOST_INF = 1e300  # scikit-learn's (LightGBM's AvoidInf): no +inf bin threshold
-SMALL_NODE = 4096  # below this many samples a node's histograms take one scatter
+SMALL_NODE = 8192  # below this many samples a node's histograms take one scatter
 
 
 # --- bins ------------------------------------------------------------------------
@@ -341,13 +341,15 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     pairs = pairs if rows is None else pairs.index_select(0, rows)
     hist = torch.empty(3, n_features, n_bins, dtype=torch.float64, device=device)
     if X_binned is not None and rows is not None and len(rows) < SMALL_NODE:
-        codes = X_binned.index_select(0, rows).long()  # (m, d)
-        sums = torch.zeros(n_bins, n_features, dtype=torch.complex128, device=device)
-        sums.scatter_add_(0, codes, pairs[:, None].expand(codes.shape))
-        sums = sums.T
+        # one (sample, feature) cell after the other: cell (i, f) goes to bin
+        # f * n_bins + code, so each bin still adds its samples in order
+        codes = row_major(X_binned).index_select(0, rows).long()  # (m, d)
+        codes += torch.arange(0, n_features * n_bins, n_bins, device=device)
+        flat = codes.view(-1)
+        sums = torch.zeros(n_features * n_bins, dtype=torch.complex128, device=device)
+        sums.scatter_add_(0, flat, pairs[:, None].expand(codes.shape).reshape(-1))
+        sums = sums.view(n_features, n_bins)
         if count_needed:
-            offsets = torch.arange(0, n_features * n_bins, n_bins, device=device)
-            flat = (codes + offsets).view(-1)
             hist[2] = torch.bincount(flat, minlength=n_features * n_bins).view(n_features, n_bins)
     else:
         sums = torch.zeros(n_features, n_bins, dtype=torch.complex128, device=device)

@@ -14,7 +14,9 @@ here: they live once in :mod:`treelib.rules`.
 """
 
 import bisect
+import weakref
 
+import numpy as np
 import torch
 
 from .criteria import node_sums
@@ -46,6 +48,33 @@ def compress(values, mask):
     if values.device.type != "cpu":
         return torch.masked_select(values, mask)
     return torch.from_numpy(values.numpy().compress(mask.numpy()))
+
+
+_ROW_MAJOR = {}  # id(tensor) -> (weak reference, version, row-major copy)
+
+
+def row_major(values):
+    """``values.contiguous()`` for a 2-D tensor, kept while ``values`` lives unchanged.
+
+    Chapter 9's grower gathers a small node's rows from a row-major copy of the
+    binned data, which is feature-major. A boosting fit grows a tree per
+    iteration on the same data: the copy is made once (on the CPU through
+    numpy, three times faster than torch's) and kept until ``values`` is freed
+    or changed in place (its version counter moves).
+    """
+    if values.is_contiguous():
+        return values
+    key = id(values)
+    entry = _ROW_MAJOR.get(key)
+    if entry is not None and entry[0]() is values and entry[1] == values._version:
+        return entry[2]
+    if values.device.type == "cpu":
+        copy = torch.from_numpy(np.ascontiguousarray(values.numpy()))
+    else:
+        copy = values.contiguous()
+    alive = weakref.ref(values, lambda _: _ROW_MAJOR.pop(key, None))  # freed with values
+    _ROW_MAJOR[key] = (alive, values._version, copy)
+    return copy
 
 
 def columns(values, index):
