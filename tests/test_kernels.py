@@ -221,3 +221,63 @@ def test_compress_equals_boolean_indexing():
     assert torch.equal(compress(values, mask), values[mask])
     assert torch.equal(compress(values, ~mask), values[~mask])
     assert compress(values[:0], mask[:0]).numel() == 0
+
+
+# --- Chapter 9's grower (treelib.hist_grower) ------------------------------------------------
+
+
+@pytest.mark.parametrize("m", [1, 300, 3000])  # numpy's add.at below TINY_NODE, torch above
+@pytest.mark.parametrize("count_needed", [True, False])
+def test_cell_sums_agree_with_a_loop_over_features(m, count_needed):
+    """One scatter over all (sample, feature) cells adds each bin's samples in the
+    order of ``rows``, as a scatter per feature does: the same float64 sums, bit for bit
+    (the values span twelve orders of magnitude, so another order would round otherwise)."""
+    from treelib.kernels import TINY_NODE, cell_sums, cell_sums_reference
+
+    assert 300 < TINY_NODE < 3000
+    g = torch.Generator().manual_seed(m)
+    n, d, n_bins = 5000, 4, 8
+    X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
+    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
+    pairs = torch.complex(
+        torch.randn(n, generator=g, dtype=torch.float64) * scale,
+        torch.rand(n, generator=g, dtype=torch.float64) * scale,
+    )
+    rows = torch.sort(torch.randperm(n, generator=g)[:m]).values
+    sums, counts = cell_sums(X_rows, rows, pairs, n_bins, count_needed)
+    ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins, count_needed)
+    assert torch.equal(sums, ref_sums)
+    if count_needed:
+        assert torch.equal(counts, ref_counts)
+        assert int(counts.sum()) == m * d
+    else:
+        assert counts is None
+
+
+@pytest.mark.parametrize("missing_bin", [None, 255])
+def test_bins_left_agrees_with_torch(missing_bin):
+    from treelib.kernels import bins_left, bins_left_reference
+
+    g = torch.Generator().manual_seed(1)
+    column = torch.randint(0, 256, (2000,), generator=g, dtype=torch.uint8)
+    column[::7] = 255  # the missing-values bin
+    rows = torch.sort(torch.randperm(2000, generator=g)[:900]).values
+    for bin_idx in (0, 17, 254):
+        fast = bins_left(column, rows, bin_idx, missing_bin)
+        reference = bins_left_reference(column, rows, bin_idx, missing_bin)
+        assert fast.dtype == torch.bool and torch.equal(fast, reference)
+
+
+def test_row_major_copy_is_kept_until_the_data_changes():
+    from treelib.kernels import row_major
+
+    feature_major = torch.arange(60, dtype=torch.uint8).view(6, 10)
+    X = feature_major.T  # (10, 6), not contiguous
+    first = row_major(X)
+    assert first.is_contiguous() and torch.equal(first, X)
+    assert row_major(X) is first  # kept across trees
+    feature_major[2, 3] = 200  # changed in place: a new copy
+    second = row_major(X)
+    assert second is not first and torch.equal(second, X)
+    contiguous = X.contiguous()
+    assert row_major(contiguous) is contiguous

@@ -17,7 +17,7 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
-from .kernels import compress, row_major
+from .kernels import bins_left, cell_sums, compress, row_major
 
 # scikit-learn's node record (common.pyx PREDICTOR_RECORD_DTYPE), kept as is so that
 # a fitted predictor's ``nodes`` read the same.
@@ -338,20 +338,13 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     """
     n_features = X_binned_T.shape[0]
     device = X_binned_T.device
-    pairs = pairs if rows is None else pairs.index_select(0, rows)
     hist = torch.empty(3, n_features, n_bins, dtype=torch.float64, device=device)
     if X_binned is not None and rows is not None and len(rows) < SMALL_NODE:
-        # one (sample, feature) cell after the other: cell (i, f) goes to bin
-        # f * n_bins + code, so each bin still adds its samples in order
-        codes = row_major(X_binned).index_select(0, rows).long()  # (m, d)
-        codes += torch.arange(0, n_features * n_bins, n_bins, device=device)
-        flat = codes.view(-1)
-        sums = torch.zeros(n_features * n_bins, dtype=torch.complex128, device=device)
-        sums.scatter_add_(0, flat, pairs[:, None].expand(codes.shape).reshape(-1))
-        sums = sums.view(n_features, n_bins)
+        sums, counts = cell_sums(row_major(X_binned), rows, pairs, n_bins, count_needed)
         if count_needed:
-            hist[2] = torch.bincount(flat, minlength=n_features * n_bins).view(n_features, n_bins)
+            hist[2] = counts
     else:
+        pairs = pairs if rows is None else pairs.index_select(0, rows)
         sums = torch.zeros(n_features, n_bins, dtype=torch.complex128, device=device)
         for f in range(n_features):
             codes = X_binned_T[f] if rows is None else X_binned_T[f].index_select(0, rows)
@@ -934,14 +927,13 @@ class TreeGrower:
                 heapq.heappush(self.splittable_nodes, node)
 
     def _goes_left(self, info, rows):
-        codes = self.X_binned_T[info.feature_idx].index_select(0, rows)
+        column = self.X_binned_T[info.feature_idx]
         if info.is_categorical:
-            mask = torch.as_tensor(bitset_to_mask(info.left_cat_bitset), device=codes.device)
-            return mask[codes.long()]
-        left = codes <= info.bin_idx
-        if info.missing_go_to_left:
-            left |= codes == self.missing_values_bin_idx
-        return left
+            mask = torch.as_tensor(bitset_to_mask(info.left_cat_bitset), device=column.device)
+            return mask[column.index_select(0, rows).long()]
+        # codes <= bin, or the NaN bin when NaN goes left
+        missing = self.missing_values_bin_idx if info.missing_go_to_left else None
+        return bins_left(column, rows, info.bin_idx, missing)
 
     def split_next(self):
         """Split the node of highest gain; returns its two children."""
