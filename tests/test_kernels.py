@@ -281,3 +281,25 @@ def test_row_major_copy_is_kept_until_the_data_changes():
     assert second is not first and torch.equal(second, X)
     contiguous = X.contiguous()
     assert row_major(contiguous) is contiguous
+
+
+def test_complex_pairs_equal_torch_complex():
+    from treelib.kernels import complex_pairs
+
+    g = torch.Generator().manual_seed(2)
+    real, imag = torch.randn(500, generator=g), torch.rand(500, generator=g)  # float32
+    assert torch.equal(complex_pairs(real, imag), torch.complex(real.double(), imag.double()))
+    constant = complex_pairs(real, torch.ones(1))
+    assert torch.equal(constant.imag, torch.ones(500, dtype=torch.float64))
+
+
+def test_add_to_groups_agrees_with_index_add():
+    from treelib.kernels import add_to_groups, add_to_groups_reference
+
+    g = torch.Generator().manual_seed(3)
+    groups = torch.randperm(1000, generator=g).tensor_split([100, 350, 351, 900])
+    amounts = torch.randn(len(groups), generator=g, dtype=torch.float64).tolist()
+    start = torch.randn(1000, generator=g, dtype=torch.float64)
+    fast = add_to_groups(start.clone(), groups, amounts)
+    assert torch.equal(fast, add_to_groups_reference(start.clone(), groups, amounts))
+    assert torch.equal(fast[groups[2]], start[groups[2]] + amounts[2])

@@ -17,7 +17,7 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
-from .kernels import bins_left, cell_sums, compress, row_major
+from .kernels import add_to_groups, bins_left, cell_sums, complex_pairs, compress, row_major
 
 # scikit-learn's node record (common.pyx PREDICTOR_RECORD_DTYPE), kept as is so that
 # a fitted predictor's ``nodes`` read the same.
@@ -322,9 +322,8 @@ def gradient_pairs(gradients, hessians):
     A speed trick only: one scatter of complex numbers sums the gradients (real
     part) and the hessians, or the counts (imaginary part), in one pass.
     """
-    g = gradients.double()
-    h = torch.ones_like(g) if hessians.numel() == 1 else hessians.double()
-    return torch.complex(g, h)
+    h = torch.ones(1, device=gradients.device) if hessians.numel() == 1 else hessians
+    return complex_pairs(gradients, h)
 
 
 def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=None):
@@ -1015,13 +1014,10 @@ class TreeGrower:
 
     def add_to_raw_predictions(self, raw):
         """Add every training sample's leaf value to ``raw`` (float64, (n,)) in place."""
-        rows = torch.cat([leaf.sample_indices for leaf in self.finalized_leaves])
-        values = torch.tensor(
-            [leaf.value for leaf in self.finalized_leaves], dtype=torch.float64, device=raw.device
+        leaves = self.finalized_leaves
+        return add_to_groups(
+            raw, [leaf.sample_indices for leaf in leaves], [leaf.value for leaf in leaves]
         )
-        sizes = torch.tensor([leaf.n_samples for leaf in self.finalized_leaves], device=raw.device)
-        raw.index_add_(0, rows, values.repeat_interleave(sizes))
-        return raw
 
     def make_predictor(self, binning_thresholds):
         """The grown tree as a :class:`TreePredictor` (nodes depth-first)."""

@@ -134,6 +134,40 @@ def bins_left(column, rows, bin_idx, missing_bin=None):
     return torch.from_numpy(left)
 
 
+def complex_pairs(real, imag):
+    """``torch.complex(real.double(), imag.double())``; ``imag`` of one element is
+    broadcast (Chapter 9's gradient pairs ``g + i h``, constant hessians).
+
+    On the CPU numpy writes both parts straight into the complex array: no
+    float64 temporaries, about twice as fast at a million samples.
+    """
+    if real.device.type != "cpu":
+        return torch.complex(real.double(), imag.double().expand(real.shape))
+    pairs = np.empty(real.shape, dtype=np.complex128)
+    pairs.real = real.numpy()
+    pairs.imag = imag.numpy()
+    return torch.from_numpy(pairs)
+
+
+def add_to_groups(values, groups, amounts):
+    """``values[groups[k]] += amounts[k]`` for every group ``k``, in place.
+
+    The groups are disjoint (Chapter 9: the leaves of a tree and their samples);
+    each element takes one addition, so any order gives the same numbers. On the
+    CPU numpy first writes each element's amount into one array, then adds it to
+    ``values`` in one pass (:func:`add_to_groups_reference`: one ``index_add_``,
+    three times slower at a million samples). Every element must be in a group.
+    """
+    if values.device.type != "cpu" or sum(len(g) for g in groups) != len(values):
+        return add_to_groups_reference(values, groups, amounts)
+    per_element = np.empty(values.shape, dtype=values.numpy().dtype)
+    for rows, amount in zip(groups, amounts):
+        per_element[rows.numpy()] = amount
+    out = values.numpy()
+    out += per_element
+    return values
+
+
 def columns(values, index):
     """``values.index_select(-1, index)`` for a vector or a few rows (class counts, moments).
 
@@ -376,6 +410,15 @@ def bins_left_reference(column, rows, bin_idx, missing_bin=None):
     if missing_bin is not None:
         left |= codes == missing_bin
     return left
+
+
+def add_to_groups_reference(values, groups, amounts):
+    """:func:`add_to_groups` as one ``index_add_``: each group's rows, its amount repeated."""
+    rows = torch.cat(list(groups))
+    per_row = torch.tensor(list(amounts), dtype=values.dtype, device=values.device)
+    sizes = torch.tensor([len(g) for g in groups], device=values.device)
+    values.index_add_(0, rows.to(values.device), per_row.repeat_interleave(sizes))
+    return values
 
 
 def segmented_argmax_reference(scores, segment, tie_key, n_segments, tol=0.0):
