@@ -254,6 +254,28 @@ def test_cell_sums_agree_with_a_loop_over_features(m, count_needed):
         assert counts is None
 
 
+@pytest.mark.parametrize("all_rows", [True, False])
+def test_feature_sums_in_chunks_agree_with_a_loop_over_features(monkeypatch, all_rows):
+    """Chunks of samples scattered into the sums of the earlier chunks: each bin adds
+    its samples in the same order as one scatter per feature, bit for bit."""
+    import treelib.kernels
+    from treelib.kernels import cell_sums_reference, feature_sums
+
+    monkeypatch.setattr(treelib.kernels, "CHUNK", 128)  # several chunks, a ragged last one
+    g = torch.Generator().manual_seed(5)
+    n, d, n_bins = 3000, 3, 16
+    X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
+    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
+    pairs = torch.complex(
+        torch.randn(n, generator=g, dtype=torch.float64) * scale,
+        torch.rand(n, generator=g, dtype=torch.float64) * scale,
+    )
+    rows = torch.arange(n) if all_rows else torch.sort(torch.randperm(n, generator=g)[:1001]).values
+    sums, counts = feature_sums(X_rows.T.contiguous(), None if all_rows else rows, pairs, n_bins)
+    ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins)
+    assert torch.equal(sums, ref_sums) and torch.equal(counts, ref_counts)
+
+
 @pytest.mark.parametrize("missing_bin", [None, 255])
 def test_bins_left_agrees_with_torch(missing_bin):
     from treelib.kernels import bins_left, bins_left_reference

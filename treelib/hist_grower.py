@@ -17,7 +17,15 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
-from .kernels import add_to_groups, bins_left, cell_sums, complex_pairs, compress, row_major
+from .kernels import (
+    add_to_groups,
+    bins_left,
+    cell_sums,
+    complex_pairs,
+    compress,
+    feature_sums,
+    row_major,
+)
 
 # scikit-learn's node record (common.pyx PREDICTOR_RECORD_DTYPE), kept as is so that
 # a fitted predictor's ``nodes`` read the same.
@@ -340,16 +348,10 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     hist = torch.empty(3, n_features, n_bins, dtype=torch.float64, device=device)
     if X_binned is not None and rows is not None and len(rows) < SMALL_NODE:
         sums, counts = cell_sums(row_major(X_binned), rows, pairs, n_bins, count_needed)
-        if count_needed:
-            hist[2] = counts
     else:
-        pairs = pairs if rows is None else pairs.index_select(0, rows)
-        sums = torch.zeros(n_features, n_bins, dtype=torch.complex128, device=device)
-        for f in range(n_features):
-            codes = X_binned_T[f] if rows is None else X_binned_T[f].index_select(0, rows)
-            sums[f].scatter_add_(0, codes.long(), pairs)
-            if count_needed:
-                hist[2, f] = torch.bincount(codes, minlength=n_bins)
+        sums, counts = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed)
+    if count_needed:
+        hist[2] = counts
     hist[0] = sums.real
     hist[1] = sums.imag
     if not count_needed:

@@ -168,6 +168,47 @@ def add_to_groups(values, groups, amounts):
     return values
 
 
+CHUNK = 2**16  # samples of a big node summed at a time: their pairs stay in the cache
+
+
+def feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=True):
+    """Chapter 9's histograms of a big node, feature by feature: complex128 sums
+    (n_features, n_bins) of the ``pairs`` of the samples ``rows`` (all when None),
+    and int64 counts (``None`` unless ``count_needed``).
+
+    ``X_binned_T`` is feature-major (n_features, n_samples). On the CPU the
+    samples come :data:`CHUNK` at a time, each chunk's pairs read by every
+    feature while they are in the cache, into buffers made once; each bin still
+    adds its samples in the order of ``rows`` (a scatter adds into the sums of
+    the earlier chunks), so the sums are those of one scatter per feature.
+    """
+    n_features = X_binned_T.shape[0]
+    device = X_binned_T.device
+    m = X_binned_T.shape[1] if rows is None else len(rows)
+    sums = torch.zeros(n_features, n_bins, dtype=torch.complex128, device=device)
+    counts = torch.zeros(n_features, n_bins, dtype=torch.int64, device=device)
+    step = max(1, min(CHUNK if device.type == "cpu" else m, m))
+    codes8 = torch.empty(step, dtype=X_binned_T.dtype, device=device)
+    codes = torch.empty(step, dtype=torch.int64, device=device)
+    for a in range(0, m, step):
+        b = min(a + step, m)
+        if rows is None:
+            chunk_pairs = pairs[a:b]
+        else:
+            chunk_rows = rows[a:b]
+            chunk_pairs = pairs.index_select(0, chunk_rows)
+        for f in range(n_features):
+            if rows is None:
+                c8 = X_binned_T[f, a:b]
+            else:
+                c8 = torch.index_select(X_binned_T[f], 0, chunk_rows, out=codes8[: b - a])
+            c = codes[: b - a].copy_(c8)
+            sums[f].scatter_add_(0, c, chunk_pairs)
+            if count_needed:
+                counts[f] += torch.bincount(c8, minlength=n_bins)
+    return sums, (counts if count_needed else None)
+
+
 def columns(values, index):
     """``values.index_select(-1, index)`` for a vector or a few rows (class counts, moments).
 
