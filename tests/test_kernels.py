@@ -325,3 +325,36 @@ def test_add_to_groups_agrees_with_index_add():
     fast = add_to_groups(start.clone(), groups, amounts)
     assert torch.equal(fast, add_to_groups_reference(start.clone(), groups, amounts))
     assert torch.equal(fast[groups[2]], start[groups[2]] + amounts[2])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_leaf_values_binned_agree_with_the_level_by_level_loop(seed):
+    """Rows split node by node (numpy) land in the leaves where the torch loop, one
+    level per step, puts them: numeric and categorical splits, NaN bins included."""
+    import numpy as np
+
+    from treelib.hist_grower import BinMapper, TreeGrower
+
+    rng = np.random.RandomState(seed)
+    n, d = 3000, 4
+    X = rng.normal(size=(n, d))
+    X[:, 0] = rng.randint(0, 12, n)
+    X[rng.rand(n, d) < 0.1] = np.nan
+    is_categorical = np.array([1, 0, 0, 0], dtype=np.uint8)
+    known = [np.arange(12.0), None, None, None]
+    mapper = BinMapper(is_categorical=is_categorical, known_categories=known, random_state=0)
+    X_binned = mapper.fit(X).transform(X)
+    gradients = torch.from_numpy(rng.normal(size=n).astype(np.float32))
+    grower = TreeGrower(
+        X_binned, gradients, torch.ones(1), max_leaf_nodes=15, min_samples_leaf=5,
+        n_bins_non_missing=mapper.n_bins_non_missing_, has_missing_values=True,
+        is_categorical=is_categorical,
+    )  # fmt: skip
+    grower.grow()
+    predictor = grower.make_predictor(mapper.bin_thresholds_)
+    assert predictor.nodes["is_categorical"].any() and predictor.get_n_leaf_nodes() == 15
+    new = torch.from_numpy(rng.randint(0, 256, size=(500, d)).astype(np.uint8))
+    for data in (X_binned, new):
+        fast = predictor.predict_binned(data, 255)
+        reference = predictor._predict_binned_by_level(data, 255)
+        assert torch.equal(fast, reference)

@@ -24,6 +24,7 @@ from .kernels import (
     complex_pairs,
     compress,
     feature_sums,
+    leaf_values_binned,
     row_major,
 )
 
@@ -1154,7 +1155,21 @@ class TreePredictor:
         return a["value"][node]
 
     def predict_binned(self, X_binned, missing_values_bin_idx):
-        """The leaf value of every row of binned data (a ``torch.uint8`` tensor)."""
+        """The leaf value of every row of binned data (a ``torch.uint8`` tensor).
+
+        On the CPU the rows are split node by node in numpy
+        (:func:`treelib.kernels.leaf_values_binned`); elsewhere, and for reading,
+        :meth:`_predict_binned_by_level` moves all rows one level down per step.
+        """
+        if X_binned.device.type == "cpu":
+            binned_sets = bitset_to_mask(self.binned_left_cat_bitsets)
+            values = leaf_values_binned(
+                self.nodes, binned_sets, X_binned.numpy(), missing_values_bin_idx
+            )
+            return torch.from_numpy(values)
+        return self._predict_binned_by_level(X_binned, missing_values_bin_idx)
+
+    def _predict_binned_by_level(self, X_binned, missing_values_bin_idx):
         a = self._arrays(X_binned.device)
         rows = torch.arange(X_binned.shape[0], device=X_binned.device)
         node = torch.zeros(X_binned.shape[0], dtype=torch.int64, device=X_binned.device)

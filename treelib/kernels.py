@@ -209,6 +209,39 @@ def feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=True):
     return sums, (counts if count_needed else None)
 
 
+def leaf_values_binned(nodes, binned_sets, X_binned, missing_values_bin_idx):
+    """Chapter 9's ``TreePredictor.predict_binned`` on the CPU: each row's leaf value.
+
+    ``nodes`` is the predictor's structured array, ``binned_sets`` its categorical
+    bitsets as a bool array (n_categorical_splits, 256), ``X_binned`` a numpy
+    uint8 array. Instead of moving every row one level down per step (the torch
+    loop of ``predict_binned``, depth steps over all rows), the rows are split node
+    by node, as in training: each row is compared once per node on its path, in
+    a few numpy steps per node. Leaf values are copied, not computed.
+    """
+    n = X_binned.shape[0]
+    out = np.empty(n, dtype=np.float64)
+    feature, bin_threshold = nodes["feature_idx"], nodes["bin_threshold"]
+    missing_left, categorical = nodes["missing_go_to_left"], nodes["is_categorical"]
+    left_child, right_child = nodes["left"], nodes["right"]
+    stack = [(0, np.arange(n))]
+    while stack:
+        node, rows = stack.pop()
+        if nodes["is_leaf"][node]:
+            out[rows] = nodes["value"][node]
+            continue
+        codes = X_binned[:, feature[node]].take(rows)
+        if categorical[node]:
+            left = binned_sets[nodes["bitset_idx"][node]][codes]
+        else:
+            left = codes <= bin_threshold[node]
+            if missing_left[node]:
+                left |= codes == missing_values_bin_idx
+        stack.append((right_child[node], rows[~left]))
+        stack.append((left_child[node], rows[left]))
+    return out
+
+
 def columns(values, index):
     """``values.index_select(-1, index)`` for a vector or a few rows (class counts, moments).
 
