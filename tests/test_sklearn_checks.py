@@ -8,6 +8,8 @@ from treelib import (
     DecisionStump,
     DecisionTreeClassifier,
     DecisionTreeRegressor,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
     RandomTreesEmbedding,
@@ -22,6 +24,8 @@ ESTIMATORS = [
     AdaBoostClassifier(n_estimators=10),
     AdaBoostRegressor(n_estimators=5),
     RandomTreesEmbedding(n_estimators=5),
+    HistGradientBoostingClassifier(max_iter=10),
+    HistGradientBoostingRegressor(max_iter=10),
 ]
 # Expected failures, each with its reason: {estimator class name: {check name: reason}}
 RESAMPLING = (

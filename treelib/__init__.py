@@ -12,6 +12,7 @@ from .export import export_text, plot_tree
 from .extra_trees import ExtraTreesClassifier, ExtraTreesRegressor, RandomTreesEmbedding
 from .forest import RandomForestClassifier, RandomForestRegressor
 from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from .hist_gradient_boosting import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from .split import Split, best_split
 from .stump import DecisionStump
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -30,6 +31,8 @@ __all__ = [
     "ExtraTreesRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
+    "HistGradientBoostingClassifier",
+    "HistGradientBoostingRegressor",
     "Tree",
     "RandomForestClassifier",
     "RandomForestRegressor",

@@ -324,3 +324,108 @@ def load_boosting_benchmark():
     import pandas as pd
 
     return pd.read_csv(boosting_benchmark_path())
+
+
+HIST_BOOSTING_FIT_FILENAME = "hist_boosting_fit.csv"
+HIST_BOOSTING_MODELS = ("sklearn", "treelib", "lightgbm", "xgboost")
+
+
+def hist_boosting_benchmark_path():
+    """The bundled copy of ``benchmarks/results/hist_boosting_fit.csv``, as a path.
+
+    Introduced in Chapter 9 (notebooks/09_hist_gradient_boosting): histogram gradient
+    boosting with scikit-learn's defaults in scikit-learn, treelib, LightGBM and
+    XGBoost (``benchmarks/bench_hist_boosting.py``). Shipped inside the package, as
+    Chapter 7's benchmark is, so that the chapter finds it in Colab; a test checks
+    that it equals the benchmark's file.
+    """
+    return Path(str(_shipped(HIST_BOOSTING_FIT_FILENAME)))
+
+
+def load_hist_boosting_benchmark():
+    """Load the histogram gradient boosting benchmark of Chapter 9 (one row per fit).
+
+    Introduced in Chapter 9 (notebooks/09_hist_gradient_boosting). Columns as
+    written by ``benchmarks/bench_hist_boosting.py``: ``date, run, round, model,
+    device, n, p, n_test, threads, early_stopping, max_iter, fit_s,
+    ratio_to_sklearn, test_acc, n_iter, n_leaves_mean, rss_before_mb, peak_rss_mb,
+    fit_peak_mb, device_peak_mb, load_before, load_after``, the versions, ``commit``,
+    ``cpus``, ``platform`` and ``status``.
+    """
+    import pandas as pd
+
+    return pd.read_csv(hist_boosting_benchmark_path())
+
+
+def hist_boosting_benchmark_table(source=None, run=None):
+    """Chapter 9's benchmark table: one row per setting and model, medians over rounds.
+
+    Introduced in Chapter 9 (notebooks/09_hist_gradient_boosting).
+
+    Parameters
+    ----------
+    source : path or DataFrame, default=None
+        The rows of ``benchmarks/bench_hist_boosting.py`` (default: the bundled copy).
+    run : str or list of str, default=None
+        The runs to read. By default, for each setting (``n``, ``threads``,
+        ``early_stopping``), model and device, the rows of its latest run.
+
+    Returns
+    -------
+    DataFrame with columns ``n, threads, early_stopping, model, device, run, fits``
+    (fits that finished), ``fit_s`` (median fit time), ``ratio`` (median of the fit
+    time over scikit-learn's in the same round), ``test_acc``, ``n_iter``,
+    ``peak_mb`` (median memory the fit added at its peak), ``memory_ratio``
+    (``peak_mb`` over scikit-learn's in the same setting), ``load`` (median 1-minute
+    load average before the fits) and ``status`` (``ok``, else why no fit finished,
+    e.g. ``not available``).
+    """
+    import pandas as pd
+
+    if source is None:
+        source = hist_boosting_benchmark_path()
+    frame = source.copy() if isinstance(source, pd.DataFrame) else pd.read_csv(source)
+    setting = ["n", "threads", "early_stopping"]
+    frame["threads"] = frame["threads"].astype(str)
+    frame["device"] = frame["device"].fillna("cpu")
+    if run is not None:
+        frame = frame[frame["run"].isin([run] if isinstance(run, str) else list(run))]
+    else:  # each (setting, model, device): the rows of its latest run
+        key = setting + ["model", "device"]
+        latest = frame.groupby(key)["date"].transform("max")
+        frame = frame[frame["date"] == latest]
+    ok = frame["status"].astype(str).str.startswith("ok")
+    rows = []
+    for (n, threads, early, model, device), group in frame.groupby(
+        setting + ["model", "device"], sort=False
+    ):
+        done = group[ok[group.index]]
+        rows.append(
+            {
+                "n": n,
+                "threads": threads,
+                "early_stopping": early,
+                "model": model,
+                "device": device,
+                "run": ", ".join(sorted(set(group["run"].astype(str)))),
+                "fits": len(done),
+                "fit_s": done["fit_s"].median(),
+                "ratio": done["ratio_to_sklearn"].median(),
+                "test_acc": done["test_acc"].median(),
+                "n_iter": done["n_iter"].median(),
+                "peak_mb": done["fit_peak_mb"].median(),
+                "load": done["load_before"].median(),
+                "status": "ok" if len(done) else str(group["status"].iloc[0]),
+            }
+        )
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    reference = table[(table["model"] == "sklearn") & (table["fits"] > 0)]
+    reference = reference.set_index(setting)["peak_mb"]
+    sklearn_peak = [reference.get(tuple(key), float("nan")) for key in table[setting].values]
+    table.insert(len(table.columns) - 2, "memory_ratio", table["peak_mb"] / sklearn_peak)
+    order = {model: i for i, model in enumerate(HIST_BOOSTING_MODELS)}
+    table["_order"] = table["model"].map(order).fillna(len(order))
+    table = table.sort_values(setting + ["_order", "device"], kind="stable")
+    return table.drop(columns="_order").reset_index(drop=True)

@@ -234,7 +234,8 @@ class BinMapper:
 def _as_numpy(X):
     if torch.is_tensor(X):
         return X.detach().cpu().numpy().astype(np.float64, copy=False)
-    return np.asarray(X, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    return X if X.flags.writeable else X.copy()  # torch warns on read-only arrays
 
 
 def set_bitset(bitset, value):
