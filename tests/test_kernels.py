@@ -358,3 +358,11 @@ def test_leaf_values_binned_agree_with_the_level_by_level_loop(seed):
         fast = predictor.predict_binned(data, 255)
         reference = predictor._predict_binned_by_level(data, 255)
         assert torch.equal(fast, reference)
+
+
+def test_row_major_in_inference_mode_copies_without_caching():
+    from treelib.kernels import row_major
+
+    with torch.inference_mode():
+        X = torch.arange(12, dtype=torch.uint8).view(3, 4).T
+        assert torch.equal(row_major(X), X) and row_major(X).is_contiguous()

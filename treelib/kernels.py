@@ -62,8 +62,8 @@ def row_major(values):
     numpy, three times faster than torch's) and kept until ``values`` is freed
     or changed in place (its version counter moves).
     """
-    if values.is_contiguous():
-        return values
+    if values.is_contiguous() or values.is_inference():  # (no version counter: no cache)
+        return values.contiguous()
     key = id(values)
     entry = _ROW_MAJOR.get(key)
     if entry is not None and entry[0]() is values and entry[1] == values._version:
@@ -144,8 +144,8 @@ def complex_pairs(real, imag):
     if real.device.type != "cpu":
         return torch.complex(real.double(), imag.double().expand(real.shape))
     pairs = np.empty(real.shape, dtype=np.complex128)
-    pairs.real = real.numpy()
-    pairs.imag = imag.numpy()
+    pairs.real = real.detach().numpy()
+    pairs.imag = imag.detach().numpy()
     return torch.from_numpy(pairs)
 
 
