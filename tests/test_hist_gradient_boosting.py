@@ -6,6 +6,8 @@ threshold, children, counts, side of the missing values) and the same values and
 predictions within 1e-6. Fits are small (a few hundred rows, a few iterations).
 """
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -357,3 +359,34 @@ def test_classifier_errors_as_scikit_learn():
         HistGradientBoostingClassifier().predict_proba(X)
     with pytest.raises(InvalidParameterError):
         HistGradientBoostingClassifier(early_stopping="yes").fit(X, labels)
+
+
+def test_categorical_features_fallback_follows_scikit_learn():
+    # scikit-learn 1.6 (Colab's) has no _check_categorical_features: treelib's own must
+    # give what scikit-learn 1.9.1's gives, errors included
+    import pandas as pd
+    from sklearn.utils.validation import _check_categorical_features as theirs
+
+    from treelib.hist_gradient_boosting import _check_categorical_features_pandas as ours
+
+    frame = pd.DataFrame(
+        {"a": pd.Categorical([1, 2, 1]), "b": [1.0, 2.0, 3.0], "c": pd.Categorical(["x", "y", "x"])}
+    )
+    array = np.zeros((3, 3))
+    cases = [
+        (frame, "from_dtype"), (frame, ["b"]), (frame, [0, 2]), (frame, [True, False, True]),
+        (frame, None), (frame, []), (array, "from_dtype"), (array, [1]), (array, [False] * 3),
+        (array, ["a"]), (array, [3]), (array, [True, False]), (array, [0.5]), (frame, ["zz"]),
+        (frame, [1, "b"]),
+    ]  # fmt: skip
+    for X, spec in cases:
+        try:
+            expected = theirs(X, spec)
+        except ValueError as error:
+            with pytest.raises(ValueError, match=re.escape(str(error))):
+                ours(X, spec)
+            continue
+        got = ours(X, spec)
+        assert (got is None) == (expected is None), spec
+        if expected is not None:
+            np.testing.assert_array_equal(got, expected)

@@ -87,7 +87,6 @@ from sklearn.utils._missing import is_scalar_nan
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _check_categorical_features,
     _check_monotonic_cst,
     _check_sample_weight,
     _check_y,
@@ -99,6 +98,82 @@ from sklearn.utils.validation import (
 
 from . import hist_grower
 from ._validation import _as_tensor
+
+
+def _check_categorical_features_pandas(X, categorical_features):
+    """scikit-learn 1.9.1's ``_check_categorical_features`` for pandas and arrays.
+
+    scikit-learn 1.6 (Colab's) has no such function, and 1.9.1's reads the dtypes
+    through narwhals; this one reads pandas' dtypes. ``categorical_features`` (a bool
+    mask, indices, names or ``"from_dtype"``) -> a bool mask, or None.
+    """
+    dtypes = getattr(X, "dtypes", None)
+    X_is_dataframe = dtypes is not None and hasattr(X, "columns")
+    by_dtype = isinstance(categorical_features, str) and categorical_features == "from_dtype"
+    if categorical_features is None or (by_dtype and not X_is_dataframe):
+        return None
+    if by_dtype:
+        categorical_features = np.asarray([str(d) == "category" for d in dtypes])
+    else:
+        categorical_features = np.asarray(categorical_features)
+    if categorical_features.size == 0:
+        return None
+    if categorical_features.dtype.kind not in ("i", "b", "U", "O"):
+        raise ValueError(
+            "categorical_features must be an array-like of bool, int or "
+            f"str, got: {categorical_features.dtype.name}."
+        )
+    if categorical_features.dtype.kind == "O":
+        types = set(type(f) for f in categorical_features)
+        if types != {str}:
+            raise ValueError(
+                "categorical_features must be an array-like of bool, int or "
+                f"str, got: {', '.join(sorted(t.__name__ for t in types))}."
+            )
+    n_features = X.shape[1]
+    if categorical_features.dtype.kind in ("U", "O"):
+        if not X_is_dataframe:
+            raise ValueError(
+                "categorical_features should be passed as an array of "
+                "integers or as a boolean mask when the model is fitted "
+                "on data without feature names."
+            )
+        is_categorical = np.zeros(n_features, dtype=bool)
+        feature_names = list(X.columns)
+        for feature_name in categorical_features:
+            try:
+                is_categorical[feature_names.index(feature_name)] = True
+            except ValueError as e:
+                raise ValueError(
+                    f"categorical_features has an item value '{feature_name}' "
+                    "which is not a valid feature name of the training "
+                    f"data. Observed feature names: {feature_names}"
+                ) from e
+    elif categorical_features.dtype.kind == "i":
+        if np.max(categorical_features) >= n_features or np.min(categorical_features) < 0:
+            raise ValueError(
+                "categorical_features set as integer indices must be in [0, n_features - 1]"
+            )
+        is_categorical = np.zeros(n_features, dtype=bool)
+        is_categorical[categorical_features] = True
+    else:
+        if categorical_features.shape[0] != n_features:
+            raise ValueError(
+                "categorical_features set as a boolean mask "
+                "must have shape (n_features,), got: "
+                f"{categorical_features.shape}"
+            )
+        is_categorical = categorical_features
+    if not np.any(is_categorical):
+        return None
+    return is_categorical
+
+
+try:  # scikit-learn >= 1.7
+    from sklearn.utils.validation import _check_categorical_features
+except ImportError:  # scikit-learn 1.6
+    _check_categorical_features = _check_categorical_features_pandas
+
 
 X_DTYPE = np.float64  # scikit-learn's X_DTYPE: the raw features
 G_H_DTYPE = torch.float32  # scikit-learn's G_H_DTYPE: gradients and hessians

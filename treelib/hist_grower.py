@@ -87,13 +87,22 @@ def find_binning_thresholds(col_data, max_bins, sample_weight=None):
         bin_thresholds = np.percentile(col_data, percentiles, method="averaged_inverted_cdf")
     else:
         bin_thresholds = np.array(
-            [_weighted_percentile(col_data, sample_weight, p, average=True) for p in percentiles]
+            [_weighted_percentile_averaged(col_data, sample_weight, p) for p in percentiles]
         )
     unique_bin_values = np.unique(bin_thresholds)
     if unique_bin_values.shape[0] != bin_thresholds.shape[0]:
         bin_thresholds = unique_bin_values
     np.clip(bin_thresholds, a_min=None, a_max=ALMOST_INF, out=bin_thresholds)
     return bin_thresholds
+
+
+def _weighted_percentile_averaged(values, weight, percentile):
+    """scikit-learn's ``_weighted_percentile(..., average=True)`` (1.7+); older versions
+    (Colab's 1.6) have no ``average`` and give the lower weighted percentile instead."""
+    try:
+        return _weighted_percentile(values, weight, percentile, average=True)
+    except TypeError:
+        return _weighted_percentile(values, weight, percentile)
 
 
 class BinMapper:
