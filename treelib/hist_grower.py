@@ -350,9 +350,12 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     feature-major (n_features, n_samples). Returns (3, n_features, n_bins) float64;
     with constant hessians (``count_needed`` False) rows 1 and 2 are both the count.
 
-    Speed tricks: a big node is summed feature by feature (contiguous gathers); a
-    small one (fewer than :data:`SMALL_NODE` samples) in one scatter over all
-    features from the row-major ``X_binned``, as fewer, bigger steps cost less.
+    Speed tricks (:mod:`treelib.kernels`, each checked against a plain version): a
+    big node is summed feature by feature, a chunk of samples at a time
+    (``feature_sums``); a small one (fewer than :data:`SMALL_NODE` samples) in one
+    scatter over all its (sample, feature) cells, gathered from a row-major copy of
+    ``X_binned`` kept across trees (``cell_sums``, ``row_major``), as fewer, bigger
+    steps cost less. Every bin adds its samples in the order of ``rows`` either way.
     """
     n_features = X_binned_T.shape[0]
     device = X_binned_T.device
@@ -382,9 +385,11 @@ def _unbounded_gain(g_l, h_l, g_r, h_r, loss_current_node, l2_regularization):
     """
     gain = None
     for g, h in ((g_l, h_l), (g_r, h_r)):
-        q = np.add(h, l2_regularization) if l2_regularization else np.add(h, 1e-15)
         if l2_regularization:
+            q = np.add(h, l2_regularization)
             q += 1e-15
+        else:
+            q = np.add(h, 1e-15)
         np.divide(g, q, out=q)
         q *= g
         if gain is None:
