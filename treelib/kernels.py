@@ -97,11 +97,10 @@ def cell_sums(X_rows, rows, pairs, n_bins, count_needed=True):
     size = n_features * n_bins
     if X_rows.device.type == "cpu" and len(rows) < TINY_NODE:
         r = rows.numpy()
-        flat = X_rows.numpy()[r].astype(np.intp)
-        flat += np.arange(0, size, n_bins)
+        flat = np.add(X_rows.numpy().take(r, axis=0), np.arange(0, size, n_bins), dtype=np.intp)
         flat = flat.ravel()
         sums = np.zeros(size, dtype=np.complex128)
-        np.add.at(sums, flat, np.repeat(pairs.numpy()[r], n_features))
+        np.add.at(sums, flat, np.repeat(pairs.numpy().take(r), n_features))
         counts = (
             np.bincount(flat, minlength=size).reshape(n_features, n_bins) if count_needed else None
         )
