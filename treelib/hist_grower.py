@@ -1195,7 +1195,9 @@ class TreePredictor:
             )
             categorical = a["categorical"][node]
             if bool(categorical.any()):
+                # as scikit-learn: the missing-values bin goes to NaN's side first
                 in_left = a["binned_sets"][a["bitset"][node], code]
+                categorical &= code != missing_values_bin_idx
                 go_left = torch.where(categorical, in_left, go_left)
             child = torch.where(go_left, a["left"][node], a["right"][node])
             node = torch.where(a["leaf"][node], node, child)

@@ -232,6 +232,7 @@ def leaf_values_binned(nodes, binned_sets, X_binned, missing_values_bin_idx):
         codes = X_binned[:, feature[node]].take(rows)
         if categorical[node]:
             left = binned_sets[nodes["bitset_idx"][node]][codes]
+            left[codes == missing_values_bin_idx] = missing_left[node]  # (NaN's side first)
         else:
             left = codes <= bin_threshold[node]
             if missing_left[node]:
