@@ -193,3 +193,37 @@ def test_gain_and_value_by_hand():
     assert split_gain(-6.0, 2.0, 4.0, 3.0, 0.0, 1, -np.inf, np.inf, 1.0) == -1
     assert split_gain(-6.0, 2.0, 4.0, 3.0, 0.0, -1, -np.inf, np.inf, 1.0) > 0
     assert compute_node_value(-6.0, 2.0, -0.5, 0.5, 1.0) == 0.5  # clipped to the bound
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_missing_bin_at_a_categorical_split_goes_to_nans_side(seed):
+    """A categorical feature without NaN in training: at predict time its missing-values
+    bin follows the split's ``missing_go_to_left`` (the bigger child), as in
+    scikit-learn, not the categories' bitset (which never holds that bin then)."""
+    rng = np.random.RandomState(seed)
+    n = 2000
+    X = rng.normal(size=(n, 3))
+    X[:, 0] = rng.randint(0, 12, n)
+    is_categorical = np.array([1, 0, 0], dtype=np.uint8)
+    known = [np.arange(12.0), None, None]
+    sk_bins = _BinMapper(is_categorical=is_categorical, known_categories=known, random_state=0)
+    X_binned = sk_bins.fit(X).transform(X)
+    g = rng.permutation(12)[X[:, 0].astype(int)] - 6 + rng.normal(size=n) * 0.1
+    g = g.astype(np.float32)
+    h = np.ones(1, dtype=np.float32)
+    settings = dict(max_leaf_nodes=8, n_bins_non_missing=sk_bins.n_bins_non_missing_,
+                    has_missing_values=False, is_categorical=is_categorical)  # fmt: skip
+    theirs = SkTreeGrower(X_binned, g, h, **settings)
+    theirs.grow()
+    ours = TreeGrower(torch.from_numpy(np.ascontiguousarray(X_binned)), torch.from_numpy(g),
+                      torch.from_numpy(h), **settings)  # fmt: skip
+    ours.grow()
+    expected = theirs.make_predictor(sk_bins.bin_thresholds_)
+    got = ours.make_predictor(sk_bins.bin_thresholds_)
+    assert got.nodes["is_categorical"].any()
+    new = np.ascontiguousarray(X_binned[:300])
+    new[::2, 0] = 255  # the missing-values bin, unseen in training
+    want = expected.predict_binned(new, 255, 1)
+    assert np.array_equal(got.predict_binned(torch.from_numpy(new), 255).numpy(), want)
+    by_level = got._predict_binned_by_level(torch.from_numpy(new), 255)
+    assert np.array_equal(by_level.numpy(), want)

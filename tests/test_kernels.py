@@ -221,3 +221,148 @@ def test_compress_equals_boolean_indexing():
     assert torch.equal(compress(values, mask), values[mask])
     assert torch.equal(compress(values, ~mask), values[~mask])
     assert compress(values[:0], mask[:0]).numel() == 0
+
+
+# --- Chapter 9's grower (treelib.hist_grower) ------------------------------------------------
+
+
+@pytest.mark.parametrize("m", [1, 300, 3000])  # numpy's add.at below TINY_NODE, torch above
+@pytest.mark.parametrize("count_needed", [True, False])
+def test_cell_sums_agree_with_a_loop_over_features(m, count_needed):
+    """One scatter over all (sample, feature) cells adds each bin's samples in the
+    order of ``rows``, as a scatter per feature does: the same float64 sums, bit for bit
+    (the values span twelve orders of magnitude, so another order would round otherwise)."""
+    from treelib.kernels import TINY_NODE, cell_sums, cell_sums_reference
+
+    assert 300 < TINY_NODE < 3000
+    g = torch.Generator().manual_seed(m)
+    n, d, n_bins = 5000, 4, 8
+    X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
+    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
+    pairs = torch.complex(
+        torch.randn(n, generator=g, dtype=torch.float64) * scale,
+        torch.rand(n, generator=g, dtype=torch.float64) * scale,
+    )
+    rows = torch.sort(torch.randperm(n, generator=g)[:m]).values
+    sums, counts = cell_sums(X_rows, rows, pairs, n_bins, count_needed)
+    ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins, count_needed)
+    assert torch.equal(sums, ref_sums)
+    if count_needed:
+        assert torch.equal(counts, ref_counts)
+        assert int(counts.sum()) == m * d
+    else:
+        assert counts is None
+
+
+@pytest.mark.parametrize("all_rows", [True, False])
+def test_feature_sums_in_chunks_agree_with_a_loop_over_features(monkeypatch, all_rows):
+    """Chunks of samples scattered into the sums of the earlier chunks: each bin adds
+    its samples in the same order as one scatter per feature, bit for bit."""
+    import treelib.kernels
+    from treelib.kernels import cell_sums_reference, feature_sums
+
+    monkeypatch.setattr(treelib.kernels, "CHUNK", 128)  # several chunks, a ragged last one
+    g = torch.Generator().manual_seed(5)
+    n, d, n_bins = 3000, 3, 16
+    X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
+    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
+    pairs = torch.complex(
+        torch.randn(n, generator=g, dtype=torch.float64) * scale,
+        torch.rand(n, generator=g, dtype=torch.float64) * scale,
+    )
+    rows = torch.arange(n) if all_rows else torch.sort(torch.randperm(n, generator=g)[:1001]).values
+    sums, counts = feature_sums(X_rows.T.contiguous(), None if all_rows else rows, pairs, n_bins)
+    ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins)
+    assert torch.equal(sums, ref_sums) and torch.equal(counts, ref_counts)
+
+
+@pytest.mark.parametrize("missing_bin", [None, 255])
+def test_bins_left_agrees_with_torch(missing_bin):
+    from treelib.kernels import bins_left, bins_left_reference
+
+    g = torch.Generator().manual_seed(1)
+    column = torch.randint(0, 256, (2000,), generator=g, dtype=torch.uint8)
+    column[::7] = 255  # the missing-values bin
+    rows = torch.sort(torch.randperm(2000, generator=g)[:900]).values
+    for bin_idx in (0, 17, 254):
+        fast = bins_left(column, rows, bin_idx, missing_bin)
+        reference = bins_left_reference(column, rows, bin_idx, missing_bin)
+        assert fast.dtype == torch.bool and torch.equal(fast, reference)
+
+
+def test_row_major_copy_is_kept_until_the_data_changes():
+    from treelib.kernels import row_major
+
+    feature_major = torch.arange(60, dtype=torch.uint8).view(6, 10)
+    X = feature_major.T  # (10, 6), not contiguous
+    first = row_major(X)
+    assert first.is_contiguous() and torch.equal(first, X)
+    assert row_major(X) is first  # kept across trees
+    feature_major[2, 3] = 200  # changed in place: a new copy
+    second = row_major(X)
+    assert second is not first and torch.equal(second, X)
+    contiguous = X.contiguous()
+    assert row_major(contiguous) is contiguous
+
+
+def test_complex_pairs_equal_torch_complex():
+    from treelib.kernels import complex_pairs
+
+    g = torch.Generator().manual_seed(2)
+    real, imag = torch.randn(500, generator=g), torch.rand(500, generator=g)  # float32
+    assert torch.equal(complex_pairs(real, imag), torch.complex(real.double(), imag.double()))
+    constant = complex_pairs(real, torch.ones(1))
+    assert torch.equal(constant.imag, torch.ones(500, dtype=torch.float64))
+
+
+def test_add_to_groups_agrees_with_index_add():
+    from treelib.kernels import add_to_groups, add_to_groups_reference
+
+    g = torch.Generator().manual_seed(3)
+    groups = torch.randperm(1000, generator=g).tensor_split([100, 350, 351, 900])
+    amounts = torch.randn(len(groups), generator=g, dtype=torch.float64).tolist()
+    start = torch.randn(1000, generator=g, dtype=torch.float64)
+    fast = add_to_groups(start.clone(), groups, amounts)
+    assert torch.equal(fast, add_to_groups_reference(start.clone(), groups, amounts))
+    assert torch.equal(fast[groups[2]], start[groups[2]] + amounts[2])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_leaf_values_binned_agree_with_the_level_by_level_loop(seed):
+    """Rows split node by node (numpy) land in the leaves where the torch loop, one
+    level per step, puts them: numeric and categorical splits, NaN bins included."""
+    import numpy as np
+
+    from treelib.hist_grower import BinMapper, TreeGrower
+
+    rng = np.random.RandomState(seed)
+    n, d = 3000, 4
+    X = rng.normal(size=(n, d))
+    X[:, 0] = rng.randint(0, 12, n)
+    X[rng.rand(n, d) < 0.1] = np.nan
+    is_categorical = np.array([1, 0, 0, 0], dtype=np.uint8)
+    known = [np.arange(12.0), None, None, None]
+    mapper = BinMapper(is_categorical=is_categorical, known_categories=known, random_state=0)
+    X_binned = mapper.fit(X).transform(X)
+    gradients = torch.from_numpy(rng.normal(size=n).astype(np.float32))
+    grower = TreeGrower(
+        X_binned, gradients, torch.ones(1), max_leaf_nodes=15, min_samples_leaf=5,
+        n_bins_non_missing=mapper.n_bins_non_missing_, has_missing_values=True,
+        is_categorical=is_categorical,
+    )  # fmt: skip
+    grower.grow()
+    predictor = grower.make_predictor(mapper.bin_thresholds_)
+    assert predictor.nodes["is_categorical"].any() and predictor.get_n_leaf_nodes() == 15
+    new = torch.from_numpy(rng.randint(0, 256, size=(500, d)).astype(np.uint8))
+    for data in (X_binned, new):
+        fast = predictor.predict_binned(data, 255)
+        reference = predictor._predict_binned_by_level(data, 255)
+        assert torch.equal(fast, reference)
+
+
+def test_row_major_in_inference_mode_copies_without_caching():
+    from treelib.kernels import row_major
+
+    with torch.inference_mode():
+        X = torch.arange(12, dtype=torch.uint8).view(3, 4).T
+        assert torch.equal(row_major(X), X) and row_major(X).is_contiguous()

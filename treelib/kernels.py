@@ -14,7 +14,9 @@ here: they live once in :mod:`treelib.rules`.
 """
 
 import bisect
+import weakref
 
+import numpy as np
 import torch
 
 from .criteria import node_sums
@@ -46,6 +48,198 @@ def compress(values, mask):
     if values.device.type != "cpu":
         return torch.masked_select(values, mask)
     return torch.from_numpy(values.numpy().compress(mask.numpy()))
+
+
+_ROW_MAJOR = {}  # id(tensor) -> (weak reference, version, row-major copy)
+
+
+def row_major(values):
+    """``values.contiguous()`` for a 2-D tensor, kept while ``values`` lives unchanged.
+
+    Chapter 9's grower gathers a small node's rows from a row-major copy of the
+    binned data, which is feature-major. A boosting fit grows a tree per
+    iteration on the same data: the copy is made once (on the CPU through
+    numpy, three times faster than torch's) and kept until ``values`` is freed
+    or changed in place (its version counter moves).
+    """
+    if values.is_contiguous() or values.is_inference():  # (no version counter: no cache)
+        return values.contiguous()
+    key = id(values)
+    entry = _ROW_MAJOR.get(key)
+    if entry is not None and entry[0]() is values and entry[1] == values._version:
+        return entry[2]
+    if values.device.type == "cpu":
+        copy = torch.from_numpy(np.ascontiguousarray(values.numpy()))
+    else:
+        copy = values.contiguous()
+    alive = weakref.ref(values, lambda _: _ROW_MAJOR.pop(key, None))  # freed with values
+    _ROW_MAJOR[key] = (alive, values._version, copy)
+    return copy
+
+
+TINY_NODE = 2048  # below this many samples, cell_sums adds in numpy on the CPU
+
+
+def cell_sums(X_rows, rows, pairs, n_bins, count_needed=True):
+    """Chapter 9's histograms of a small node: per (feature, bin), the sum of the
+    complex ``pairs`` (``g + i h``) of the samples ``rows``, and their count.
+
+    ``X_rows`` is the binned data, row-major (n_samples, n_features). Returns
+    complex128 sums (n_features, n_bins) and int64 counts (``None`` unless
+    ``count_needed``). The node's (sample, feature) cells are taken one after
+    the other, cell ``(i, f)`` adding into bin ``f * n_bins + code``: each bin
+    adds its samples in the order of ``rows``, as a loop over features would
+    (:func:`cell_sums_reference`). One scatter for all the features costs less
+    than one per feature; below :data:`TINY_NODE` samples on the CPU, numpy's
+    ``add.at`` (which adds in index order) costs less than torch's scatter.
+    """
+    n_features = X_rows.shape[1]
+    size = n_features * n_bins
+    if X_rows.device.type == "cpu" and len(rows) < TINY_NODE:
+        r = rows.numpy()
+        flat = np.add(X_rows.numpy().take(r, axis=0), np.arange(0, size, n_bins), dtype=np.intp)
+        flat = flat.ravel()
+        sums = np.zeros(size, dtype=np.complex128)
+        np.add.at(sums, flat, np.repeat(pairs.numpy().take(r), n_features))
+        counts = (
+            np.bincount(flat, minlength=size).reshape(n_features, n_bins) if count_needed else None
+        )
+        return torch.from_numpy(sums.reshape(n_features, n_bins)), (
+            None if counts is None else torch.from_numpy(counts)
+        )
+    codes = X_rows.index_select(0, rows).long()  # (m, d)
+    codes += torch.arange(0, size, n_bins, device=codes.device)
+    flat = codes.view(-1)
+    sums = torch.zeros(size, dtype=torch.complex128, device=codes.device)
+    sums.scatter_add_(0, flat, pairs.index_select(0, rows)[:, None].expand(codes.shape).reshape(-1))
+    counts = torch.bincount(flat, minlength=size).view(n_features, n_bins) if count_needed else None
+    return sums.view(n_features, n_bins), counts
+
+
+def bins_left(column, rows, bin_idx, missing_bin=None):
+    """``(codes <= bin_idx) | (codes == missing_bin)``, ``codes`` being ``column[rows]``.
+
+    Chapter 9's grower sends a node's samples left or right this way (a numeric
+    split; ``missing_bin`` None when NaN goes right). On the CPU through numpy:
+    its comparisons of uint8 codes are about ten times faster than torch's, and
+    its gather a little faster (:func:`bins_left_reference` is the plain torch).
+    """
+    if column.device.type != "cpu":
+        return bins_left_reference(column, rows, bin_idx, missing_bin)
+    codes = column.numpy().take(rows.numpy())
+    left = codes <= bin_idx
+    if missing_bin is not None:
+        left |= codes == missing_bin
+    return torch.from_numpy(left)
+
+
+def complex_pairs(real, imag):
+    """``torch.complex(real.double(), imag.double())``; ``imag`` of one element is
+    broadcast (Chapter 9's gradient pairs ``g + i h``, constant hessians).
+
+    On the CPU numpy writes both parts straight into the complex array: no
+    float64 temporaries, about twice as fast at a million samples.
+    """
+    if real.device.type != "cpu":
+        return torch.complex(real.double(), imag.double().expand(real.shape))
+    pairs = np.empty(real.shape, dtype=np.complex128)
+    pairs.real = real.detach().numpy()
+    pairs.imag = imag.detach().numpy()
+    return torch.from_numpy(pairs)
+
+
+def add_to_groups(values, groups, amounts):
+    """``values[groups[k]] += amounts[k]`` for every group ``k``, in place.
+
+    The groups are disjoint (Chapter 9: the leaves of a tree and their samples);
+    each element takes one addition, so any order gives the same numbers. On the
+    CPU numpy first writes each element's amount into one array, then adds it to
+    ``values`` in one pass (:func:`add_to_groups_reference`: one ``index_add_``,
+    three times slower at a million samples). Every element must be in a group.
+    """
+    if values.device.type != "cpu" or sum(len(g) for g in groups) != len(values):
+        return add_to_groups_reference(values, groups, amounts)
+    per_element = np.empty(values.shape, dtype=values.numpy().dtype)
+    for rows, amount in zip(groups, amounts):
+        per_element[rows.numpy()] = amount
+    out = values.numpy()
+    out += per_element
+    return values
+
+
+CHUNK = 2**16  # samples of a big node summed at a time: their pairs stay in the cache
+
+
+def feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=True):
+    """Chapter 9's histograms of a big node, feature by feature: complex128 sums
+    (n_features, n_bins) of the ``pairs`` of the samples ``rows`` (all when None),
+    and int64 counts (``None`` unless ``count_needed``).
+
+    ``X_binned_T`` is feature-major (n_features, n_samples). On the CPU the
+    samples come :data:`CHUNK` at a time, each chunk's pairs read by every
+    feature while they are in the cache, into buffers made once; each bin still
+    adds its samples in the order of ``rows`` (a scatter adds into the sums of
+    the earlier chunks), so the sums are those of one scatter per feature.
+    """
+    n_features = X_binned_T.shape[0]
+    device = X_binned_T.device
+    m = X_binned_T.shape[1] if rows is None else len(rows)
+    sums = torch.zeros(n_features, n_bins, dtype=torch.complex128, device=device)
+    counts = torch.zeros(n_features, n_bins, dtype=torch.int64, device=device)
+    step = max(1, min(CHUNK if device.type == "cpu" else m, m))
+    codes8 = torch.empty(step, dtype=X_binned_T.dtype, device=device)
+    codes = torch.empty(step, dtype=torch.int64, device=device)
+    for a in range(0, m, step):
+        b = min(a + step, m)
+        if rows is None:
+            chunk_pairs = pairs[a:b]
+        else:
+            chunk_rows = rows[a:b]
+            chunk_pairs = pairs.index_select(0, chunk_rows)
+        for f in range(n_features):
+            if rows is None:
+                c8 = X_binned_T[f, a:b]
+            else:
+                c8 = torch.index_select(X_binned_T[f], 0, chunk_rows, out=codes8[: b - a])
+            c = codes[: b - a].copy_(c8)
+            sums[f].scatter_add_(0, c, chunk_pairs)
+            if count_needed:
+                counts[f] += torch.bincount(c8, minlength=n_bins)
+    return sums, (counts if count_needed else None)
+
+
+def leaf_values_binned(nodes, binned_sets, X_binned, missing_values_bin_idx):
+    """Chapter 9's ``TreePredictor.predict_binned`` on the CPU: each row's leaf value.
+
+    ``nodes`` is the predictor's structured array, ``binned_sets`` its categorical
+    bitsets as a bool array (n_categorical_splits, 256), ``X_binned`` a numpy
+    uint8 array. Instead of moving every row one level down per step (the torch
+    loop of ``predict_binned``, depth steps over all rows), the rows are split node
+    by node, as in training: each row is compared once per node on its path, in
+    a few numpy steps per node. Leaf values are copied, not computed.
+    """
+    n = X_binned.shape[0]
+    out = np.empty(n, dtype=np.float64)
+    feature, bin_threshold = nodes["feature_idx"], nodes["bin_threshold"]
+    missing_left, categorical = nodes["missing_go_to_left"], nodes["is_categorical"]
+    left_child, right_child = nodes["left"], nodes["right"]
+    stack = [(0, np.arange(n))]
+    while stack:
+        node, rows = stack.pop()
+        if nodes["is_leaf"][node]:
+            out[rows] = nodes["value"][node]
+            continue
+        codes = X_binned[:, feature[node]].take(rows)
+        if categorical[node]:
+            left = binned_sets[nodes["bitset_idx"][node]][codes]
+            left[codes == missing_values_bin_idx] = missing_left[node]  # (NaN's side first)
+        else:
+            left = codes <= bin_threshold[node]
+            if missing_left[node]:
+                left |= codes == missing_values_bin_idx
+        stack.append((right_child[node], rows[~left]))
+        stack.append((left_child[node], rows[left]))
+    return out
 
 
 def columns(values, index):
@@ -267,6 +461,38 @@ def first_last_bins_grid(present):
 # Each computes what its fast twin computes, with plain loops over segments,
 # nodes or features: no blocks, no pieces, no int8 codes. They are slow; the
 # builders never call them. tests/test_kernels.py checks each pair agrees.
+
+
+def cell_sums_reference(X_rows, rows, pairs, n_bins, count_needed=True):
+    """:func:`cell_sums`, one feature at a time: each feature's codes of the node's
+    samples, and one scatter of their ``pairs`` into that feature's bins."""
+    n_features = X_rows.shape[1]
+    sums = torch.zeros(n_features, n_bins, dtype=torch.complex128, device=X_rows.device)
+    counts = torch.zeros(n_features, n_bins, dtype=torch.int64, device=X_rows.device)
+    node_pairs = pairs[rows]
+    for f in range(n_features):
+        codes = X_rows[rows, f].long()
+        sums[f].scatter_add_(0, codes, node_pairs)
+        counts[f].scatter_add_(0, codes, torch.ones_like(codes))
+    return sums, (counts if count_needed else None)
+
+
+def bins_left_reference(column, rows, bin_idx, missing_bin=None):
+    """:func:`bins_left` in torch: the node's codes, compared with the split's bin."""
+    codes = column.index_select(0, rows)
+    left = codes <= bin_idx
+    if missing_bin is not None:
+        left |= codes == missing_bin
+    return left
+
+
+def add_to_groups_reference(values, groups, amounts):
+    """:func:`add_to_groups` as one ``index_add_``: each group's rows, its amount repeated."""
+    rows = torch.cat(list(groups))
+    per_row = torch.tensor(list(amounts), dtype=values.dtype, device=values.device)
+    sizes = torch.tensor([len(g) for g in groups], device=values.device)
+    values.index_add_(0, rows.to(values.device), per_row.repeat_interleave(sizes))
+    return values
 
 
 def segmented_argmax_reference(scores, segment, tie_key, n_segments, tol=0.0):
