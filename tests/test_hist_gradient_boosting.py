@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from sklearn import ensemble
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
@@ -390,3 +391,26 @@ def test_categorical_features_fallback_follows_scikit_learn():
         assert (got is None) == (expected is None), spec
         if expected is not None:
             np.testing.assert_array_equal(got, expected)
+
+
+def test_binomial_loss_pieces_follow_scikit_learn():
+    # log(1 + exp(x)) piece by piece, and the gradient and hessian with their small-x
+    # branch, against scikit-learn's compiled loss on every piece's range
+    from sklearn._loss.loss import HalfBinomialLoss as Theirs
+
+    from treelib.hist_gradient_boosting import HalfBinomialLoss
+
+    raw = np.concatenate([np.linspace(-60, 60, 2401), [-37.0, -2.0, 18.0, 33.3]])
+    y = (np.arange(len(raw)) % 2).astype(np.float64)
+    theirs = Theirs()
+    ours = HalfBinomialLoss()
+    np.testing.assert_allclose(
+        ours.pointwise(torch.from_numpy(y), torch.from_numpy(raw)).numpy(),
+        theirs.loss(y_true=y, raw_prediction=raw),
+        rtol=1e-15,
+        atol=1e-300,
+    )
+    g, h = ours.grad_hess(torch.from_numpy(y), torch.from_numpy(raw))
+    g_sk, h_sk = theirs.gradient_hessian(y_true=y, raw_prediction=raw)
+    np.testing.assert_allclose(g.numpy(), g_sk, rtol=1e-15, atol=1e-300)
+    np.testing.assert_allclose(h.numpy(), h_sk, rtol=1e-15, atol=1e-300)

@@ -334,13 +334,20 @@ class HalfGammaLoss(HalfPoissonLoss):
 
 
 def _log1pexp(x):
-    """scikit-learn's piecewise ``log(1 + exp(x))``."""
-    return torch.where(
-        x <= -37, torch.exp(x),
-        torch.where(x <= -2, torch.log1p(torch.exp(x)),
-                    torch.where(x <= 18, torch.log(1.0 + torch.exp(x)),
-                                torch.where(x <= 33.3, x + torch.exp(-x), x))),
-    )  # fmt: skip
+    """scikit-learn's piecewise ``log(1 + exp(x))``, each sample by its own piece.
+
+    ``exp(x)`` for ``x <= -37``, ``log1p(exp(x))`` up to ``-2``, ``log(1 + exp(x))``
+    up to ``18``, ``x + exp(-x)`` up to ``33.3``, then ``x``; ``exp(x)`` is computed
+    once, and the two large-``x`` pieces only on the (few) samples they hold.
+    """
+    e = torch.exp(x)
+    out = torch.where(x <= -2, torch.log1p(e), torch.log(1.0 + e))
+    out = torch.where(x <= -37, e, out)
+    big = (x > 18).nonzero().squeeze(1)
+    if len(big):
+        v = x[big]
+        out[big] = torch.where(v <= 33.3, v + torch.exp(-v), v)
+    return out
 
 
 class HalfBinomialLoss(_Loss):
@@ -359,11 +366,15 @@ class HalfBinomialLoss(_Loss):
 
     def grad_hess(self, y, raw):
         t = torch.exp(-raw)
-        g = ((1 - y) - y * t) / (1 + t)
-        h = t / (1 + t) ** 2
-        small = raw <= -37  # scikit-learn's first-order Taylor branch
-        e = torch.exp(raw)
-        return torch.where(small, e - y, g), torch.where(small, e, h)
+        one_t = 1 + t
+        g = ((1 - y) - y * t) / one_t
+        h = t / one_t**2
+        small = (raw <= -37).nonzero().squeeze(1)  # scikit-learn's first-order Taylor branch
+        if len(small):
+            e = torch.exp(raw[small])
+            g[small] = e - y[small]
+            h[small] = e
+        return g, h
 
     def predict_proba(self, raw):
         p = self.inverse(raw.reshape(-1))
