@@ -7,6 +7,7 @@ for bit; where it adds them in another order (a level-wide running sum minus
 the earlier nodes' totals), within the tie tolerance of treelib.rules.
 """
 
+import numpy as np
 import pytest
 import torch
 
@@ -366,3 +367,16 @@ def test_row_major_in_inference_mode_copies_without_caching():
     with torch.inference_mode():
         X = torch.arange(12, dtype=torch.uint8).view(3, 4).T
         assert torch.equal(row_major(X), X) and row_major(X).is_contiguous()
+
+
+@pytest.mark.parametrize("l2", [0.0, 0.7])
+def test_unbounded_gain_equals_split_gain_bit_for_bit(l2):
+    from treelib.hist_grower import split_gain
+    from treelib.kernels import unbounded_gain
+
+    rng = np.random.default_rng(3)
+    g_l, g_r = rng.normal(size=(2, 4, 50))
+    h_l, h_r = rng.uniform(0.01, 5, size=(2, 4, 50))
+    loss = -1.25
+    expected = split_gain(g_l, h_l, g_r, h_r, loss, 0, -np.inf, np.inf, l2)
+    np.testing.assert_array_equal(unbounded_gain(g_l, h_l, g_r, h_r, loss, l2), expected)

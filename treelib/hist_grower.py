@@ -26,6 +26,7 @@ from .kernels import (
     feature_sums,
     leaf_values_binned,
     row_major,
+    unbounded_gain,
 )
 
 # scikit-learn's node record (common.pyx PREDICTOR_RECORD_DTYPE), kept as is so that
@@ -376,29 +377,6 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
 # --- split finding -------------------------------------------------------------
 
 
-def _unbounded_gain(g_l, h_l, g_r, h_r, loss_current_node, l2_regularization):
-    """:func:`split_gain` without bounds nor constraints, in fewer numpy steps.
-
-    The same floating-point operations: ``G * (-G / x)`` is ``-(G * (G / x))``
-    exactly (a negation only flips the sign bit), and ``loss - (-q)`` is
-    ``loss + q``; ``H + 0.0`` is ``H``, so a zero ``l2_regularization`` is skipped.
-    """
-    gain = None
-    for g, h in ((g_l, h_l), (g_r, h_r)):
-        if l2_regularization:
-            q = np.add(h, l2_regularization)
-            q += 1e-15
-        else:
-            q = np.add(h, 1e-15)
-        np.divide(g, q, out=q)
-        q *= g
-        if gain is None:
-            gain = np.add(loss_current_node, q, out=q)
-        else:
-            gain += q
-    return gain
-
-
 class SplitInfo:
     """The best split of a node, as scikit-learn's ``SplitInfo`` (Chapter 9)."""
 
@@ -632,7 +610,7 @@ class Splitter:
                     g_l, h_l, g_r, h_r, loss_current_node, self._monotonic, lower, upper, l2,
                 )  # fmt: skip
             else:
-                gain = _unbounded_gain(g_l, h_l, g_r, h_r, loss_current_node, l2)
+                gain = unbounded_gain(g_l, h_l, g_r, h_r, loss_current_node, l2)
         # (the right child's count n - n_l is exact: whole numbers)
         most = totals[:, 2] - self.min_samples_leaf
         ok = allowed & (n_l >= self.min_samples_leaf)

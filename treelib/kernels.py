@@ -598,3 +598,27 @@ def level_candidates_reference(X, stats, node_rows, ranks, rules, criterion):
             left = goes_left(X[rows, split.feature], split.threshold, False, split.missing_left)
             found.append((t, split, node_sums(stats[:, rows][:, left])))
     return found
+
+
+def unbounded_gain(g_l, h_l, g_r, h_r, loss_current_node, l2_regularization):
+    """Chapter 9's :func:`treelib.hist_grower.split_gain` without bounds nor constraints,
+    in fewer numpy steps (the split scans of the histogram grower).
+
+    The same floating-point operations: ``G * (-G / x)`` is ``-(G * (G / x))``
+    exactly (a negation only flips the sign bit), and ``loss - (-q)`` is
+    ``loss + q``; ``H + 0.0`` is ``H``, so a zero ``l2_regularization`` is skipped.
+    """
+    gain = None
+    for g, h in ((g_l, h_l), (g_r, h_r)):
+        if l2_regularization:
+            q = np.add(h, l2_regularization)
+            q += 1e-15
+        else:
+            q = np.add(h, 1e-15)
+        np.divide(g, q, out=q)
+        q *= g
+        if gain is None:
+            gain = np.add(loss_current_node, q, out=q)
+        else:
+            gain += q
+    return gain
