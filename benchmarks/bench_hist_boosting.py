@@ -92,6 +92,8 @@ import time
 from datetime import datetime, timezone
 from importlib import metadata
 
+from bench_fast import make_data, reset_peak, rss_mb  # the data and the RSS helpers
+
 FIELDS = (
     "date",
     "run",
@@ -144,17 +146,6 @@ RANDOM_STATE = 0
 
 def data_path(data_dir, n, p, n_test):
     return os.path.join(data_dir, f"hgb_n{n}_p{p}_test{n_test}.npz")
-
-
-def make_data(n, p, n_test):
-    """Training and test sets from one ``make_classification`` draw (as bench_fast.py)."""
-    from sklearn.datasets import make_classification
-
-    X, y = make_classification(
-        n_samples=n + n_test, n_features=p, n_informative=min(p, 10), n_redundant=0,
-        random_state=0,
-    )  # fmt: skip
-    return X[:n], y[:n], X[n:], y[n:]
 
 
 def write_data(path, n, p, n_test):
@@ -347,22 +338,6 @@ def n_leaves_mean(name, model):
 
 
 # --- the worker: one fit in a fresh process ---------------------------------------------
-
-
-def rss_mb():
-    """Current resident set size of this process (Linux)."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def reset_peak():
-    """Reset the peak-RSS mark to the current RSS (Linux >= 4.0); False if not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def worker(args):
