@@ -9,7 +9,9 @@ timings of ``shap_values`` (the explainer's construction is timed apart).
 The machine's load average is recorded beside each timing (2 shared cores:
 read the ratio, not the seconds).
 
-Writes benchmarks/results/explain_speed.csv.
+Writes benchmarks/results/explain_speed.csv and copies it to
+treelib/data/explain_speed.csv, the copy the chapter reads
+(:func:`treelib.datasets.explain_speed_table`).
 
     python benchmarks/explain_speed.py [--rows 10000] [--repeats 3] [--device cpu]
 """
@@ -18,12 +20,15 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results" / "explain_speed.csv"
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "explain_speed.csv"
+BUNDLED = ROOT / "treelib" / "data" / "explain_speed.csv"
 
 
 def child(library, estimator, rows, repeats, device):
@@ -134,7 +139,8 @@ def main():
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    print(f"wrote {RESULTS}")
+    shutil.copyfile(RESULTS, BUNDLED)  # the copy the chapter reads from the package
+    print(f"wrote {RESULTS} and {BUNDLED}")
 
 
 if __name__ == "__main__":
