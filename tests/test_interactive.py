@@ -321,3 +321,148 @@ def test_without_vl_convert_the_cell_shows_the_live_chart(figure, monkeypatch):
     assert "image/png" not in figure._repr_mimebundle_()
     monkeypatch.undo()
     assert "image/png" in figure._repr_mimebundle_()
+
+
+# --- Chapter 10: one patient's SHAP values ----------------------------------------------------
+
+HEART_LABELS = np.array(["no disease", "has disease"])
+
+
+@pytest.fixture(scope="module")
+def heart_shap():
+    """Gradient boosting on the complete heart-disease rows, explained by TreeExplainer."""
+    from treelib import GradientBoostingClassifier
+    from treelib.explain import TreeExplainer
+
+    X, y = load_heart_disease(return_X_y=True)
+    keep = X.notna().all(axis=1).to_numpy()
+    X, y = X[keep], y[keep].to_numpy()
+    model = GradientBoostingClassifier(n_estimators=30, max_depth=2, random_state=0).fit(X, y)
+    explainer = TreeExplainer(model)
+    return model, X, y, explainer.shap_values(X), explainer.expected_value
+
+
+def attributions_figure(heart_shap, **kwargs):
+    _, X, y, values, base = heart_shap
+    kwargs = {"name": "fig-10-test", "alt_text": "Alt.", "labels": HEART_LABELS[y]} | kwargs
+    return interactive.patient_attributions_figure(values, base, X, list(X.columns), **kwargs)
+
+
+@pytest.fixture(scope="module")
+def patients(heart_shap):
+    return attributions_figure(heart_shap)
+
+
+def test_patient_frames_add_up_to_the_models_log_odds(patients, heart_shap):
+    model, X, _, values, base = heart_shap
+    log_odds = model.decision_function(X)  # the model, not the figure's numbers
+    table = patients.table
+    assert list(table.columns) == ["patient", "feature", "value", "shap"]
+    assert len(table) == values.size
+    sums = table.groupby("patient", sort=False)["shap"].sum().to_numpy()
+    np.testing.assert_allclose(base[0] + sums, log_odds, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(table["patient"].unique(), X.index)
+    # the drawn bars (rounded to 4 decimals) and the solid rule are the same patients' numbers
+    (frames,) = patients.spec["datasets"].values()
+    for frame, expected in zip(frames, log_odds):
+        assert frame["p"] == pytest.approx(expected, abs=1e-4)
+        assert base[0] + sum(frame["s"]) == pytest.approx(expected, abs=1e-3)
+    for i in (0, 7, len(X) - 1):
+        one = table[table["patient"] == X.index[i]]
+        assert (one["shap"].abs().diff().dropna() <= 0).all(), "largest |shap| first"
+        by_feature = dict(zip(one["feature"], one["value"]))
+        assert by_feature == X.iloc[i].to_dict()
+        assert (
+            f"log-odds of disease {log_odds[i]:.2f} = base {base[0]:.2f}"
+            in (patients.descriptions[i])
+        )
+
+
+def test_sentences_name_the_largest_push_and_pull(patients, heart_shap):
+    _, X, y, values, _ = heart_shap
+    names = list(X.columns)
+    for i in range(0, len(X), 17):
+        sentence = patients.descriptions[i]
+        assert sentence.startswith(f"Patient {X.index[i]} ({HEART_LABELS[y[i]]}): ")
+        up, down = int(np.argmax(values[i])), int(np.argmin(values[i]))
+        if values[i, up] > 0:
+            push = f"{names[up]} = {X.iloc[i, up]:g} ({values[i, up]:+.2f})"
+            assert re.search(r"the largest push(es)? up: " + re.escape(push), sentence)
+        if values[i, down] < 0:
+            pull = f"{names[down]} = {X.iloc[i, down]:g} ({values[i, down]:+.2f})"
+            assert re.search(r"the largest pulls? down: " + re.escape(pull), sentence)
+
+
+def test_patient_slider_is_a_range_input(patients, heart_shap):
+    _, X, _, _, _ = heart_shap
+    (param,) = patients.spec["params"]
+    assert param["bind"] == {"input": "range", "min": 0, "max": len(X) - 1, "step": 1,
+                             "name": "Patient"}  # fmt: skip
+    assert param["value"] == patients.start == 0
+    assert len(patients.descriptions) == len(X)
+
+
+def test_other_features_are_summed_into_one_bar(heart_shap):
+    _, X, _, values, _ = heart_shap
+    figure = attributions_figure(heart_shap, top=4, start=5)
+    (frames,) = figure.spec["datasets"].values()
+    for i in (0, 5, 50):
+        frame = frames[i]
+        assert len(frame["s"]) == 5 and frame["j"][-1] == X.shape[1]
+        by_size = np.sort(np.abs(values[i]))
+        assert sorted(np.abs(frame["s"][:4])) == pytest.approx(by_size[-4:], abs=1e-4)
+        smallest = np.argsort(np.abs(values[i]))[:-4]
+        assert frame["s"][-1] == pytest.approx(values[i, smallest].sum(), abs=1e-4)
+    assert "other 9 features" in json.dumps(figure.spec)
+    assert figure.descriptions[figure.start].startswith(f"Patient {X.index[5]} ")
+
+
+def test_patient_figure_same_bytes_on_a_second_build_and_fits_the_budget(patients, heart_shap):
+    bundle = patients._repr_mimebundle_()
+    assert attributions_figure(heart_shap)._repr_mimebundle_() == bundle
+    assert set(bundle) == {"text/html", "image/png", "text/plain"}
+    assert sum(len(v) for v in bundle.values()) < MAX_BYTES
+    page = bundle["text/html"]
+    assert page.count('id="tl-fig-10-test"') == 1 and 'aria-live="polite"' in page
+    assert " src=" not in page.replace('src="data:image/png', "") and "<link" not in page
+    assert re.findall(r"https?://[^\"]+", json.dumps(patients.spec)) == [patients.spec["$schema"]]
+
+
+def test_patient_figure_rejects_bad_input(heart_shap):
+    _, X, y, values, base = heart_shap
+    names = list(X.columns)
+
+    def make(values=values, X=X, names=names, **kwargs):
+        return interactive.patient_attributions_figure(
+            values, base, X, names, name="f", alt_text="a", **kwargs
+        )
+
+    with pytest.raises(ValueError, match="one output"):
+        make(values=np.stack([values, -values], axis=2))
+    with pytest.raises(ValueError, match="must agree"):
+        make(X=X.iloc[:10])
+    with pytest.raises(ValueError, match="distinct names"):
+        make(names=names[:-1] + names[:1])
+    with pytest.raises(ValueError, match="one string per patient"):
+        make(labels=["x"] * 3)
+    with pytest.raises(ValueError, match="top=0"):
+        make(top=0)
+    with pytest.raises(ValueError, match="start"):
+        make(start=len(X))
+    with pytest.raises(ValueError, match="expected_value"):
+        interactive.patient_attributions_figure(
+            values, [0.0, 1.0], X, names, name="f", alt_text="a"
+        )
+    with pytest.raises(ValueError, match="finite"):
+        make(values=np.where(values > 0.5, np.nan, values))
+
+
+def test_missing_values_are_named():
+    values = np.array([[0.5, -0.25]])
+    figure = interactive.patient_attributions_figure(
+        values, 0.1, np.array([[np.nan, 2.5]]), ["ca", "oldpeak"], name="f", alt_text="a"
+    )
+    assert figure.descriptions == [
+        "Patient 0: the model's log-odds of disease 0.35 = base 0.10 + attributions; "
+        "the largest push up: ca = missing (+0.50); the largest pull down: oldpeak = 2.5 (-0.25)."
+    ]

@@ -763,3 +763,268 @@ def adaboost_rounds_figure(
     figure = InteractiveFigure(chart, name, sentences, alt_text)
     figure.table = table
     return figure
+
+
+# --- Chapter 10: one patient's SHAP values --------------------------------------------------
+
+# The book's two signs (tableau10, the palette of the other figures): red raises the
+# output, blue lowers it. A red/blue pair stays apart for the common colour-vision
+# deficiencies, both reach 3:1 against the chart's white background (in either theme),
+# and the sign is also the bar's direction and its "+"/"-" label.
+RAISES, LOWERS = "#e45756", "#4c78a8"
+
+
+def _value_text(value):
+    """A feature value as the bars' labels show it: ``2`` for 2.0, ``missing`` for NaN."""
+    value = float(value)
+    if np.isnan(value):
+        return "missing"
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.4g}"
+
+
+def _check_attributions(values, expected_value, X, feature_names, labels, start, top):
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(
+            f"values must be one output's SHAP values of shape (n_samples, n_features), got "
+            f"shape {values.shape}; for K outputs pass one of them, e.g. values[:, :, k]"
+        )
+    n, d = values.shape
+    if n == 0 or d == 0:
+        raise ValueError(f"values has shape {values.shape}: no patient or no feature to show")
+    if not np.isfinite(values).all():
+        raise ValueError("values must be finite (SHAP values are)")
+    base = np.asarray(expected_value, dtype=np.float64)
+    if base.size != 1 or not np.isfinite(base).all():
+        raise ValueError(f"expected_value must be one finite number, got {expected_value!r}")
+    features = np.asarray(X, dtype=np.float64)
+    if features.shape != (n, d):
+        raise ValueError(f"X has shape {features.shape}, values {values.shape}: they must agree")
+    names = [str(name) for name in feature_names]
+    if len(names) != d or len(set(names)) != d:
+        raise ValueError(f"feature_names must be {d} distinct names, got {len(names)}")
+    if labels is not None:
+        labels = [str(label) for label in labels]
+        if len(labels) != n:
+            raise ValueError(f"labels must hold one string per patient ({n}), got {len(labels)}")
+    top = d if top is None else int(top)
+    if not 1 <= top <= d:
+        raise ValueError(f"top={top} must be between 1 and the number of features ({d})")
+    if not 0 <= start < n:
+        raise ValueError(f"start={start} is not a patient of 0..{n - 1}")
+    return values, float(base.ravel()[0]), features, names, labels, top
+
+
+def _attribution_sentence(patient, label, output_name, prediction, base, items):
+    """``items``: (feature label, shap) pairs of one patient, every feature."""
+
+    def listed(pairs):
+        return ", ".join(f"{text} ({value:+.2f})" for text, value in pairs)
+
+    pushes = sorted((p for p in items if p[1] > 0), key=lambda p: -p[1])[:3]
+    pulls = sorted((p for p in items if p[1] < 0), key=lambda p: p[1])[:3]
+    up = "the largest push" + ("es" if len(pushes) > 1 else "") + f" up: {listed(pushes)}"
+    down = "the largest pull" + ("s" if len(pulls) > 1 else "") + f" down: {listed(pulls)}"
+    who = f"Patient {patient}" + (f" ({label})" if label is not None else "")
+    return (
+        f"{who}: the model's {output_name} {prediction:.2f} = base {base:.2f} + attributions; "
+        f"{up if pushes else 'no feature pushes up'}; "
+        f"{down if pulls else 'no feature pulls down'}."
+    )
+
+
+def patient_attributions_figure(
+    values,
+    expected_value,
+    X,
+    feature_names,
+    *,
+    name,
+    alt_text,
+    labels=None,
+    start=0,
+    top=None,
+    output_name="log-odds of disease",
+):
+    """One patient's SHAP values as a waterfall, a slider over patients; Chapter 10's figure.
+
+    Introduced in Chapter 10. Frame ``i`` shows row ``i`` of ``values``: each
+    feature's attribution as a horizontal bar from the running total before it to
+    the running total after it, so that the bars climb from the base value
+    (``expected_value``, the dashed rule) to the model's output for that patient,
+    ``expected_value + values[i].sum()`` (the solid rule). Bars that raise the output
+    are red, bars that lower it blue; each is labelled ``feature = value`` (from
+    ``X``) and by its signed size.
+
+    The features are sorted by ``|value|`` within each patient, largest on top (as
+    ``shap``'s waterfall plot): the question a frame answers is what drove *this*
+    patient's prediction, and sorted bars answer it at a glance, with the small
+    attributions bunched at the bottom next to the base value. A fixed order would
+    keep each feature's row in place as the slider moves, but the reader would have
+    to hunt for the long bars in every frame; the labels name the features, so the
+    rows moving is no loss. The x axis is the same for every patient, so bar lengths
+    compare across frames.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_patients, n_features)
+        SHAP values of one output, e.g. ``TreeExplainer(model).shap_values(X)`` for a
+        binary gradient boosting classifier (raw log-odds).
+    expected_value : float
+        The base value (``TreeExplainer.expected_value``; an array of one value is
+        accepted).
+    X : array-like of shape (n_patients, n_features)
+        The feature values shown beside the bars (NaN shows as ``missing``). A
+        DataFrame's index numbers the patients; otherwise they are numbered from 0,
+        as the slider is.
+    feature_names : list of str
+    name, alt_text : str
+        The figure's name (``fig-10-...``) and its alt text.
+    labels : list of str, default=None
+        One label per patient (e.g. ``"has disease"``), in the header and sentences.
+    start : int, default=0
+        The frame (row) shown first.
+    top : int, default=None
+        Show the ``top`` largest attributions of each patient and sum the others into
+        one bar, ``other k features``. None shows every feature.
+    output_name : str, default="log-odds of disease"
+        What the model's output is, for the axis, header and sentences.
+
+    Returns
+    -------
+    InteractiveFigure
+        Its ``table`` attribute holds one row per patient and feature, ``patient,
+        feature, value, shap``, each patient's features in the order drawn (largest
+        ``|shap|`` first). The sentence of each frame names the output, the base value
+        and the three largest pushes up and pulls down.
+    """
+    import pandas as pd
+
+    alt = _altair()
+    ids = list(X.index) if isinstance(X, pd.DataFrame) else None
+    values, base, features, names, labels, top = _check_attributions(
+        values, expected_value, X, feature_names, labels, start, top
+    )
+    n, d = values.shape
+    ids = list(range(n)) if ids is None else ids
+    order = np.argsort(-np.abs(values), axis=1, kind="stable")  # largest |value| first
+    table = pd.DataFrame(
+        {
+            "patient": np.repeat(ids, d),
+            "feature": np.asarray(names, dtype=object)[order].ravel(),
+            "value": np.take_along_axis(features, order, 1).ravel(),
+            "shap": np.take_along_axis(values, order, 1).ravel(),
+        }
+    )
+    other = d - top
+    bar_names = names + ([f"other {other} feature{'s' if other > 1 else ''}"] if other else [])
+    frames, sentences, low, high = [], [], base, base
+    for i in range(n):
+        shown = [int(j) for j in order[i, :top]]
+        shap = [float(values[i, j]) for j in shown]
+        text = [_value_text(features[i, j]) for j in shown]
+        if other:
+            shown.append(d)
+            shap.append(float(values[i, order[i, top:]].sum()))
+            text.append("")
+        prediction = base + float(values[i].sum())
+        # the running totals, climbing from the base (bottom bar) to the prediction (top)
+        totals = base + np.cumsum(shap[::-1])
+        low, high = min(low, totals.min()), max(high, totals.max())
+        who = f"Patient {ids[i]}" + (f" ({labels[i]})" if labels is not None else "")
+        frames.append(
+            {
+                "frame": i,
+                "j": shown,
+                "s": [round(s, 4) for s in shap],
+                "v": text,
+                "p": round(prediction, 4),
+                "t": who,
+            }
+        )
+        items = [(f"{names[j]} = {_value_text(features[i, j])}", values[i, j]) for j in range(d)]
+        label = labels[i] if labels is not None else None
+        sentences.append(_attribution_sentence(ids[i], label, output_name, prediction, base, items))
+    pad = 0.18 * max(high - low, 1e-9)  # room for the signed labels beside the bars
+    domain = [round(low - pad, 4), round(high + pad, 4)]
+    chart = _waterfall_chart(alt, frames, bar_names, base, domain, output_name, top + bool(other))
+    chart = (
+        chart.add_params(frame_slider(n, "Patient", start))
+        .properties(description=alt_text)
+        .configure(font=FONT, background="white")  # readable in the dark theme too
+        .configure_mark(aria=False)  # the description and the live sentence speak for it
+        .configure_view(stroke=None)  # no frame around the header line
+    )
+    figure = InteractiveFigure(chart, name, sentences, alt_text)
+    figure.table = table
+    return figure
+
+
+def _waterfall_chart(alt, frames, bar_names, base, domain, output_name, rows):
+    current = f"datum.frame === {PARAM}"
+    data = alt.NamedData(name="patients")  # the frames, once in the spec's datasets
+    raises, lowers = f"raises the {output_name}", f"lowers the {output_name}"
+    bars = (
+        alt.Chart(data)
+        .transform_filter(current)
+        .transform_flatten(["j", "s", "v"])
+        .transform_window(rank="row_number()")
+        .transform_window(
+            total="sum(s)", sort=[alt.SortField("rank", order="descending")], frame=[None, 0]
+        )
+        .transform_calculate(
+            end=f"{base!r} + datum.total",
+            start=f"{base!r} + datum.total - datum.s",
+            label=f"{json.dumps(bar_names)}[datum.j] + (datum.v === '' ? '' : ' = ' + datum.v)",
+            sign=f"datum.s >= 0 ? {json.dumps(raises)} : {json.dumps(lowers)}",
+            size="format(datum.s, '+.2f')",
+        )
+    )
+    x = alt.X(
+        "start:Q",
+        title=f"{output_name} (dashed: the base value {base:.2f}; solid: the prediction)",
+        scale=alt.Scale(domain=domain, nice=False, zero=False),
+    )
+    y = alt.Y(
+        "label:N", title=None, sort=alt.EncodingSortField(field="rank", op="min"),
+    )  # fmt: skip
+    colour = alt.Color(
+        "sign:N",
+        title=None,
+        scale=alt.Scale(domain=[raises, lowers], range=[RAISES, LOWERS]),
+        legend=alt.Legend(orient="bottom"),
+    )
+    drawn = bars.mark_bar(height={"band": 0.7}).encode(x, alt.X2("end:Q"), y, colour)
+    up = (
+        bars.transform_filter("datum.s >= 0")
+        .mark_text(align="left", dx=3, fontSize=10)
+        .encode(alt.X("end:Q"), y, text="size:N")
+    )
+    down = (
+        bars.transform_filter("datum.s < 0")
+        .mark_text(align="right", dx=-3, fontSize=10)
+        .encode(alt.X("end:Q"), y, text="size:N")
+    )
+    base_rule = (
+        alt.Chart(alt.Data(values=[{"b": base}]))
+        .mark_rule(color="#555555", strokeDash=[4, 3])
+        .encode(x="b:Q")
+    )
+    prediction = (
+        alt.Chart(data).transform_filter(current).mark_rule(color="black", strokeWidth=1.5)
+        .encode(x="p:Q")
+    )  # fmt: skip
+    header = (
+        alt.Chart(data)
+        .transform_filter(current)
+        .mark_text(align="left", baseline="middle", fontSize=12, fontWeight="bold")
+        .transform_calculate(header="datum.t + ': prediction ' + format(datum.p, '.2f')")
+        .encode(x=alt.value(0), y=alt.value(8), text="header:N")
+        .properties(width=WIDTH + 100, height=16)
+    )
+    waterfall = (base_rule + prediction + drawn + up + down).properties(
+        width=WIDTH + 100, height=20 * rows
+    )
+    return alt.vconcat(header, waterfall, spacing=6, datasets={"patients": frames})
