@@ -224,3 +224,105 @@ def test_corrupted_cache_is_rejected_and_removed(tmp_path, serve, raw):
     bunch = load_heart_disease(download=True, data_home=home, url=serve(raw))
     assert (home / FILENAME).read_bytes() == raw
     assert bunch.target.sum() == 139
+
+
+# -- Chapter 10's benchmark results ----------------------------------------------
+
+
+@pytest.mark.parametrize("stem", ["explain_scaling", "explain_speed"])
+def test_explain_benchmarks_are_bundled(stem):
+    name = f"{stem}.csv"
+    path = getattr(datasets, f"{stem}_benchmark_path")()
+    source = ROOT / "benchmarks" / "results" / name
+    assert path.read_bytes() == source.read_bytes(), (
+        f"treelib/data/{name} differs from the benchmark's: cp benchmarks/results/{name} "
+        "treelib/data/"
+    )
+    assert path == Path(str(importlib.resources.files("treelib") / "data" / name))
+
+
+def _csv_rows(name):
+    import csv
+
+    with open(ROOT / "benchmarks" / "results" / name, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_explain_scaling_table_reads_the_results():
+    rows = _csv_rows("explain_scaling.csv")
+    seconds = {(int(r["d"]), r["method"]): float(r["seconds"]) for r in rows}
+    table = datasets.explain_scaling_table().set_index("d")
+    expected_columns = ["subsets", "brute_force_s", "treeshap_s", "brute_force_repeats",
+                        "treeshap_repeats", "ratio", "max_abs_diff", "max_rel_diff",
+                        "n_leaves", "load"]  # fmt: skip
+    assert list(table.columns) == expected_columns
+    assert sorted(table.index) == sorted({d for d, _ in seconds})
+    for d, row in table.iterrows():
+        assert row["subsets"] == 2**d
+        assert row["treeshap_s"] == seconds[d, "treeshap"]
+        if (d, "brute_force") in seconds:
+            brute = seconds[d, "brute_force"]
+            assert row["ratio"] == pytest.approx(brute / seconds[d, "treeshap"], rel=1e-12)
+            assert row["max_rel_diff"] < 1e-9  # the two methods agree
+        else:
+            assert np.isnan(row["brute_force_s"]) and np.isnan(row["ratio"])
+    # the benchmark's promise: brute force up to ~a minute, TreeSHAP well past it
+    brute_d = table.index[table["brute_force_s"].notna()]
+    assert table.loc[brute_d.max(), "brute_force_s"] > 10 and table.index.max() >= 24
+    assert (table["load"] > 0).all()
+
+
+def test_explain_scaling_table_takes_the_latest_run():
+    def row(date, d, method, seconds):
+        return {"date": date, "d": d, "method": method, "seconds": seconds, "repeats": 3,
+                "n_leaves": 10, "max_abs_diff": 1e-14, "max_rel_diff": 1e-16,
+                "load_before": 1.0, "load_after": 2.0}  # fmt: skip
+
+    frame = pd.DataFrame(
+        [
+            row("2026-01-01", 2, "brute_force", 9.0),
+            row("2026-02-01", 2, "brute_force", 4.0),
+            row("2026-01-01", 2, "treeshap", 2.0),
+            row("2026-02-01", 4, "treeshap", 1.0),
+        ]
+    )
+    table = datasets.explain_scaling_table(frame).set_index("d")
+    assert table.loc[2, "ratio"] == 2.0 and table.loc[2, "load"] == 2.0
+    assert np.isnan(table.loc[4, "brute_force_s"]) and table.loc[4, "treeshap_s"] == 1.0
+
+
+def test_explain_speed_table_ratio_is_the_csvs():
+    rows = _csv_rows("explain_speed.csv")
+    table = datasets.explain_speed_table()
+    assert list(table.columns) == [
+        "model", "explainer", "device", "rows", "threads", "setup_s", "best_s", "us_per_row",
+        "ratio", "efficiency_error", "load",
+    ]  # fmt: skip
+    assert len(table) == len(rows)
+    for row, csv_row in zip(table.itertuples(), rows):
+        assert round(row.ratio, 3) == float(csv_row["ratio_to_shap"])
+        assert row.us_per_row == pytest.approx(
+            float(csv_row["best_s"]) / int(csv_row["rows"]) * 1e6
+        )
+        assert row.efficiency_error < 1e-9
+    assert table.loc[table["explainer"] == "shap", "ratio"].tolist() == [1.0]
+
+
+def test_explain_scaling_script_writes_what_the_table_reads(tmp_path):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import explain_scaling
+    finally:
+        sys.path.pop(0)
+    bundled = datasets.explain_scaling_benchmark_path().read_bytes()
+    out = tmp_path / "scaling.csv"
+    explain_scaling.main(["--max-d", "4", "--limit-s", "0", "--repeats", "1", "--out", str(out)])
+    frame = pd.read_csv(out)
+    assert tuple(frame.columns) == explain_scaling.FIELDS
+    # brute force ran at d=2 only: its first timing was over the 0 s limit
+    assert sorted(zip(frame["d"], frame["method"])) == [
+        (2, "brute_force"), (2, "treeshap"), (4, "treeshap")
+    ]  # fmt: skip
+    assert frame["max_rel_diff"].dropna().lt(1e-9).all()
+    assert set(datasets.explain_scaling_table(out)["d"]) == {2, 4}
+    assert datasets.explain_scaling_benchmark_path().read_bytes() == bundled  # not --out's copy

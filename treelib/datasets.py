@@ -429,3 +429,112 @@ def hist_boosting_benchmark_table(source=None, run=None):
     table["_order"] = table["model"].map(order).fillna(len(order))
     table = table.sort_values(setting + ["_order", "device"], kind="stable")
     return table.drop(columns="_order").reset_index(drop=True)
+
+
+EXPLAIN_SCALING_FILENAME = "explain_scaling.csv"
+EXPLAIN_SPEED_FILENAME = "explain_speed.csv"
+
+
+def explain_scaling_benchmark_path():
+    """The bundled copy of ``benchmarks/results/explain_scaling.csv``, as a path.
+
+    Introduced in Chapter 10 (notebooks/10_explaining_trees): Shapley values of one
+    sample by brute force against TreeSHAP as the number of features grows
+    (``benchmarks/explain_scaling.py``). Shipped inside the package so that the
+    chapter finds it in Colab; a test checks that it equals the benchmark's file.
+    """
+    return Path(str(_shipped(EXPLAIN_SCALING_FILENAME)))
+
+
+def explain_speed_benchmark_path():
+    """The bundled copy of ``benchmarks/results/explain_speed.csv``, as a path.
+
+    Introduced in Chapter 10 (notebooks/10_explaining_trees): treelib's TreeSHAP
+    against ``shap.TreeExplainer`` on 10,000 rows (``benchmarks/explain_speed.py``).
+    Shipped, as the scaling benchmark is, so that the chapter finds it in Colab.
+    """
+    return Path(str(_shipped(EXPLAIN_SPEED_FILENAME)))
+
+
+def _read(source, default):
+    import pandas as pd
+
+    if source is None:
+        source = default()
+    return source.copy() if isinstance(source, pd.DataFrame) else pd.read_csv(source)
+
+
+def explain_scaling_table(source=None):
+    """Chapter 10's scaling table: one row per number of features ``d``.
+
+    Introduced in Chapter 10 (notebooks/10_explaining_trees).
+
+    Parameters
+    ----------
+    source : path or DataFrame, default=None
+        The rows of ``benchmarks/explain_scaling.py`` (default: the bundled copy).
+        Where a ``d`` and method were timed in several runs, the latest counts.
+
+    Returns
+    -------
+    DataFrame with columns ``d``, ``subsets`` (``2**d``, the coalitions brute force
+    evaluates), ``brute_force_s`` and ``treeshap_s`` (best time to explain one
+    sample; NaN where brute force was not run, past ``--limit-s``),
+    ``brute_force_repeats`` and ``treeshap_repeats`` (the timings the best is
+    taken from), ``ratio`` (``brute_force_s / treeshap_s``), ``max_abs_diff`` and
+    ``max_rel_diff`` (between the two methods' values), ``n_leaves`` (the forest's
+    leaves) and ``load`` (the highest 1-minute load average around the timings).
+    """
+    import pandas as pd
+
+    frame = _read(source, explain_scaling_benchmark_path)
+    latest = frame.groupby(["d", "method"])["date"].transform("max")
+    frame = frame[frame["date"] == latest]
+    frame = frame.assign(load=frame[["load_before", "load_after"]].max(axis=1))
+    wide = frame.pivot(index="d", columns="method")
+    table = pd.DataFrame(index=wide.index)
+    table["subsets"] = 2 ** table.index.to_numpy()
+    for method in ("brute_force", "treeshap"):
+        present = method in wide["seconds"].columns
+        table[f"{method}_s"] = wide["seconds"][method] if present else float("nan")
+    for method in ("brute_force", "treeshap"):
+        present = method in wide["repeats"].columns
+        table[f"{method}_repeats"] = wide["repeats"][method].astype("Int64") if present else pd.NA
+    table["ratio"] = table["brute_force_s"] / table["treeshap_s"]
+    diffs = frame.groupby("d")[["max_abs_diff", "max_rel_diff"]].max()
+    table = table.join(diffs)
+    table["n_leaves"] = frame.groupby("d")["n_leaves"].first()
+    table["load"] = frame.groupby("d")["load"].max()
+    return table.reset_index()
+
+
+def explain_speed_table(source=None):
+    """Chapter 10's speed table: treelib's TreeSHAP against shap's, one row per run.
+
+    Introduced in Chapter 10 (notebooks/10_explaining_trees).
+
+    Parameters
+    ----------
+    source : path or DataFrame, default=None
+        The rows of ``benchmarks/explain_speed.py`` (default: the bundled copy).
+
+    Returns
+    -------
+    DataFrame with columns ``model``, ``explainer``, ``device``, ``rows``,
+    ``threads``, ``setup_s`` (building the explainer), ``best_s`` (best time of
+    ``shap_values`` on the rows), ``us_per_row`` (``best_s`` per row, in
+    microseconds), ``ratio`` (``best_s`` over shap's in the same file: below one is
+    faster than shap), ``efficiency_error`` (``|base + sum of values - prediction|``)
+    and ``load`` (the higher of the 1-minute load averages before and after).
+    """
+    frame = _read(source, explain_speed_benchmark_path)
+    shap = frame.loc[frame["explainer"] == "shap", "best_s"]
+    reference = float(shap.iloc[0]) if len(shap) else float("nan")
+    return frame.assign(
+        us_per_row=frame["best_s"] / frame["rows"] * 1e6,
+        ratio=frame["best_s"] / reference,
+        load=frame[["load_before", "load_after"]].max(axis=1),
+    )[
+        ["model", "explainer", "device", "rows", "threads", "setup_s", "best_s", "us_per_row",
+         "ratio", "efficiency_error", "load"]
+    ].reset_index(drop=True)  # fmt: skip
