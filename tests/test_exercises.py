@@ -668,7 +668,7 @@ def test_shapley_values_tree_games_are_the_tree_s_expectations(capsys):
     for values, d, what in _shapley_games():
         if "tree" in what:
             assert len(values) == 2**d
-            phi = shapley_values(lambda S: values[tuple(S)], d)
+            phi = shapley_values(values.__getitem__, d)
             assert phi.sum() == pytest.approx(values[tuple(range(d))] - values[()])
 
 
@@ -687,8 +687,9 @@ def equal_split_from_four(value, d):
     "wrong, hint",
     [
         (
-            lambda v, d: shapley_values(v, d, weight=lambda s: math.factorial(s)
-                                        * math.factorial(d - s)),  # fmt: skip
+            lambda v, d: shapley_values(
+                v, d, weight=lambda s: math.factorial(s) * math.factorial(d - s)
+            ),  # fmt: skip
             "(d - |S| - 1)!, not (d - |S|)!",
         ),
         (lambda v, d: shapley_values(v, d, plain=True), "plain average (or sum)"),

@@ -26,8 +26,7 @@ SHAPLEY_HINTS = {
     "Shapley value (the plain average is the Banzhaf value).",
     "containing": "Every value is 0: sum over the coalitions S that do NOT contain i; for an S "
     "that already holds i, v(S + {i}) - v(S) is 0.",
-    "efficiency": "Your values add up to {got}, but v(all) - v(empty) = {want}: efficiency "
-    "fails.",
+    "efficiency": "Your values add up to {got}, but v(all) - v(empty) = {want}: efficiency fails.",
     "count": "Check the weights |S|! (d - |S| - 1)! / d! and that each coalition S without i "
     "is counted once, with v(S + {i}) - v(S).",
     "shape": "Return one number per player: a float64 numpy array of length d.",
@@ -171,7 +170,8 @@ class _Game:
         if len(set(players)) != len(players):
             raise ValueError(f"the coalition {tuple(players)} repeats a player")
         if any(j < 0 or j >= self.d for j in players):
-            raise ValueError(f"the coalition {tuple(players)} names a player outside 0..{self.d - 1}")
+            outside = f"names a player outside 0..{self.d - 1}"
+            raise ValueError(f"the coalition {tuple(players)} {outside}")
         return float(self.values[tuple(sorted(players))])
 
 
@@ -508,14 +508,22 @@ def _path_shap(tree, x, strict=False, counts=False, repeated=False):
     return phi
 
 
+def _path_of(tree, x):
+    """The nodes from the root to ``x``'s leaf."""
+    nodes = [0]
+    while tree.children_left[nodes[-1]] != -1:
+        node = nodes[-1]
+        left = x[tree.feature[node]] <= tree.threshold[node]
+        nodes.append(tree.children_left[node] if left else tree.children_right[node])
+    return nodes
+
+
 def _saabas(tree, x):
+    """Saabas's attribution: each split's change of the node value, to its feature."""
     value = np.asarray(tree.value)[:, 0, 0]
-    phi, node = np.zeros(len(x)), 0
-    while tree.children_left[node] != -1:
-        f = tree.feature[node]
-        child = tree.children_left[node] if x[f] <= tree.threshold[node] else tree.children_right[node]
-        phi[f] += value[child] - value[node]
-        node = child
+    phi, nodes = np.zeros(len(x)), _path_of(tree, x)
+    for node, child in zip(nodes[:-1], nodes[1:]):
+        phi[tree.feature[node]] += value[child] - value[node]
     return phi
 
 
@@ -571,12 +579,8 @@ def _tree_shap_hint(args, got, expected):
     for mistake in ("repeated", "strict", "counts"):
         if _same(got, _path_shap(tree, x, **{mistake: True})):
             return TREE_SHAP_HINTS[mistake]
-    node = 0
-    while tree.children_left[node] != -1:
-        f = tree.feature[node]
-        node = tree.children_left[node] if x[f] <= tree.threshold[node] else tree.children_right[node]
     value = np.asarray(tree.value)[:, 0, 0]
-    want = value[node] - value[0]
+    want = value[_path_of(tree, x)[-1]] - value[0]
     if not math.isclose(got.sum(), want, rel_tol=1e-9, abs_tol=1e-9):
         return TREE_SHAP_HINTS["efficiency"].format(got=_fmt(got.sum()), want=_fmt(want))
     used = set(tree.feature[tree.children_left != -1].tolist())
