@@ -872,3 +872,22 @@ def test_chapter_10_checkers_are_quick(capsys):
     assert verdict(check_shapley_values, shapley_values, capsys)[0] is True
     assert verdict(check_pd_recursion, pd_recursion, capsys)[0] is True
     assert time.perf_counter() - start < 10
+
+
+def test_pd_recursion_leaf_values_of_shape_1_1_get_their_hint(capsys):
+    from treelib.exercises import check_pd_recursion
+    from treelib.exercises.ch10 import VALUE_HINT
+
+    def kept_shape(tree, feature, grid):  # each leaf's tree.value[node], shape (1, 1)
+        return pd_recursion(tree, feature, grid)[:, None, None]
+
+    result, out = verdict(check_pd_recursion, kept_shape, capsys)
+    assert result is False and VALUE_HINT in out
+
+    def assigns_values(tree, feature, grid):
+        out = np.zeros(len(grid))
+        out[0] = tree.value[:2]  # ValueError: setting an array element with a sequence
+        return out
+
+    result, out = verdict(check_pd_recursion, assigns_values, capsys)
+    assert result is False and "raised ValueError" in out and VALUE_HINT in out

@@ -81,6 +81,14 @@ TREE_SHAP_HINTS = {
     "yours is {got}.",
     "shape": "Return one number per feature: a float64 numpy array of length len(x).",
 }
+VALUE_HINT = (
+    "tree.value[node] has shape (1, 1) (one output, one value): the leaf's number is "
+    "tree.value[node, 0, 0]."
+)
+VALUE_ERRORS = tuple(
+    (text, VALUE_HINT)
+    for text in ("array element with a sequence", "ndim > 0 to a scalar", "only length-1 arrays")
+)
 SLOW_SECONDS = 20.0  # after this long on one case, say that a polynomial method is wanted
 SLOW_NOTE = (
     "check_tree_shap: still waiting after {seconds:.0f} s on one tree ({d} features, depth "
@@ -97,6 +105,8 @@ def _as_vector(got, n, shape_hint):
     if hasattr(got, "detach"):  # a torch tensor
         got = got.detach().cpu().numpy()
     if isinstance(got, str | dict | set) or np.ndim(got) != 1:
+        if np.shape(got)[1:] == (1, 1):  # leaf values kept as tree.value[node]
+            shape_hint = f"{shape_hint} {VALUE_HINT}"
         raise _BadOutput(f"returned {_fmt(got)}", shape_hint)
     try:
         values = np.asarray(got, dtype=np.float64)
@@ -458,7 +468,8 @@ def check_pd_recursion(fn):
     cases = []
     for model, feature, grid, expected in _pd_cases():
         show = f"pd_recursion({_tree_name(model)}, feature={feature}, grid={_show_array(grid)})"
-        cases.append(_Case((model.tree_, feature, grid), expected, _copy_tree_call, show))
+        args = (model.tree_, feature, grid)
+        cases.append(_Case(args, expected, _copy_tree_call, show, error_hints=VALUE_ERRORS))
 
     def compare(got, expected):
         return _same(_as_vector(got, len(expected), PD_HINTS["shape"]), expected)
@@ -655,7 +666,7 @@ def check_tree_shap(fn):
     cases = []
     for model, x, expected in _tree_shap_cases():
         show = f"tree_shap({_tree_name(model)}, x={_show_array(x)})"
-        cases.append(_Case((model.tree_, x), expected, _timed_call, show))
+        cases.append(_Case((model.tree_, x), expected, _timed_call, show, error_hints=VALUE_ERRORS))
 
     def compare(got, expected):
         return _same(_as_vector(got, len(expected), TREE_SHAP_HINTS["shape"]), expected)
