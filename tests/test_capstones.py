@@ -1,4 +1,4 @@
-"""The capstone checkers (Chapters 2, 5, 6 and 7): a from-scratch solution passes, classic
+"""The capstone checkers (Chapters 2, 5, 6, 7, 9 and 10): a from-scratch solution passes, classic
 mistakes fail with their hint.
 
 The solutions below are written here from scratch on purpose (a plain Gini search, a loop
@@ -389,12 +389,98 @@ def leafwise_tree(X_binned, g, h, max_leaf_nodes, min_samples_leaf, l2):
     return out
 
 
+# --- Chapter 10: path-dependent TreeSHAP, Lundberg et al.'s Algorithm 2 (as shap's C++) ---
+
+
+def tree_shap(tree, x, merge=True, goes_left=None, cover=None):
+    """Algorithm 2 of Lundberg et al. (2020); the keyword arguments build the classic mistakes.
+
+    A path is a list of [feature, zero fraction, one fraction, weight]; its first entry
+    is a placeholder (feature -1).
+    """
+    goes_left = goes_left or (lambda v, t: v <= t)
+    cover = tree.weighted_n_node_samples if cover is None else cover
+    left, right, value = tree.children_left, tree.children_right, tree.value[:, 0, 0]
+    phi = np.zeros(len(x))
+
+    def extend(path, zero, one, feature):
+        path = [list(e) for e in path] + [[feature, zero, one, 1.0 if not path else 0.0]]
+        depth = len(path) - 1
+        for i in range(depth - 1, -1, -1):
+            path[i + 1][3] += one * path[i][3] * (i + 1) / (depth + 1)
+            path[i][3] = zero * path[i][3] * (depth - i) / (depth + 1)
+        return path
+
+    def unwound_sum(path, k):
+        depth, (_, zero, one, _) = len(path) - 1, path[k]
+        total, next_one = 0.0, path[depth][3]
+        for i in range(depth - 1, -1, -1):
+            if one != 0:
+                tmp = next_one * (depth + 1) / ((i + 1) * one)
+                total += tmp
+                next_one = path[i][3] - tmp * zero * (depth - i) / (depth + 1)
+            else:
+                total += path[i][3] / zero / ((depth - i) / (depth + 1))
+        return total
+
+    def unwind(path, k):
+        depth, (_, zero, one, _) = len(path) - 1, path[k]
+        path = [list(e) for e in path]
+        next_one = path[depth][3]
+        for i in range(depth - 1, -1, -1):
+            if one != 0:
+                tmp = path[i][3]
+                path[i][3] = next_one * (depth + 1) / ((i + 1) * one)
+                next_one = tmp - path[i][3] * zero * (depth - i) / (depth + 1)
+            else:
+                path[i][3] = path[i][3] * (depth + 1) / (zero * (depth - i))
+        weights = [e[3] for e in path[:-1]]
+        path = path[:k] + path[k + 1 :]
+        for e, w in zip(path, weights):
+            e[3] = w
+        return path
+
+    def recurse(node, path, zero, one, feature):
+        path = extend(path, zero, one, feature)
+        if left[node] == -1:
+            for k in range(1, len(path)):
+                f, z, o, _ = path[k]
+                phi[f] += unwound_sum(path, k) * (o - z) * value[node]
+            return
+        f = tree.feature[node]
+        hot, cold = (left[node], right[node])
+        if not goes_left(x[f], tree.threshold[node]):
+            hot, cold = cold, hot
+        zero_in, one_in = 1.0, 1.0
+        k = next((k for k in range(1, len(path)) if path[k][0] == f), None)
+        if merge and k is not None:  # the feature is on the path already: undo that split
+            zero_in, one_in = path[k][1], path[k][2]
+            path = unwind(path, k)
+        recurse(hot, path, cover[hot] / cover[node] * zero_in, one_in, f)
+        recurse(cold, path, cover[cold] / cover[node] * zero_in, 0.0, f)
+
+    recurse(0, [], 1.0, 1.0, -1)
+    return phi
+
+
+def saabas(tree, x):
+    phi, node, value = np.zeros(len(x)), 0, tree.value[:, 0, 0]
+    while tree.children_left[node] != -1:
+        f = tree.feature[node]
+        left = x[f] <= tree.threshold[node]
+        child = tree.children_left[node] if left else tree.children_right[node]
+        phi[f] += value[child] - value[node]
+        node = child
+    return phi
+
+
 SOLUTIONS = {
     "grow_tree": grow_tree,
     "random_forest": random_forest,
     "adaboost": adaboost,
     "segmented_cumsum": segmented_cumsum,
     "leafwise_tree": leafwise_tree,
+    "tree_shap": tree_shap,
 }
 
 
@@ -465,3 +551,130 @@ def test_leafwise_tree_mistakes(capsys):
 
     result, out = verdict(check_leafwise_tree, too_small, capsys)
     assert result is False and "First failure:" in out
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (lambda tree, x: -tree_shap(tree, x), "sign"),
+        (saabas, "saabas"),
+        (lambda tree, x: tree_shap(tree, x, merge=False), "repeated"),
+        (lambda tree, x: tree_shap(tree, x, goes_left=lambda v, t: v < t), "strict"),
+        (lambda tree, x: tree_shap(tree, x, cover=tree.n_node_samples), "counts"),
+    ],
+)
+def test_tree_shap_mistakes(wrong, hint, capsys):
+    from treelib.exercises import TREE_SHAP_HINTS, check_tree_shap
+
+    result, out = verdict(check_tree_shap, wrong, capsys)
+    assert result is False and TREE_SHAP_HINTS[hint] in hint_of(out)
+
+
+def test_tree_shap_efficiency_and_dummy_hints(capsys):
+    from treelib.exercises import check_tree_shap
+
+    result, out = verdict(check_tree_shap, lambda tree, x: tree_shap(tree, x) / 2, capsys)
+    assert result is False
+    assert "Your values add up to" in out and "f(x) - E[f(X)] =" in out
+
+    def unused_gets_some(tree, x):  # adds up, but credits a feature the tree never uses
+        phi = tree_shap(tree, x)
+        internal = tree.children_left != -1
+        unused = sorted(set(range(len(x))) - set(tree.feature[internal].tolist()))
+        if unused:
+            phi[unused[0]] += 0.25
+            phi[tree.feature[0]] -= 0.25
+        return phi
+
+    result, out = verdict(check_tree_shap, unused_gets_some, capsys)
+    assert result is False and "is never split on in this tree, so its SHAP value is 0" in out
+
+
+def test_tree_shap_by_brute_force_on_the_small_trees():
+    """The expected values are the Shapley values of the tree's expectations (2^d subsets),
+    and efficiency holds: they add up to the prediction minus the root's value."""
+    from itertools import combinations
+
+    from treelib.exercises.ch10 import _tree_shap_cases
+    from treelib.explain import tree_expectation
+
+    for model, x, expected in _tree_shap_cases():
+        d = len(x)
+        prediction = model.predict(x[None])[0]
+        assert expected.sum() == pytest.approx(prediction - model.tree_.value[0, 0, 0], abs=1e-9)
+        if d > 4:
+            continue
+        v = {S: tree_expectation(model, x, S) for k in range(d + 1)
+             for S in combinations(range(d), k)}  # fmt: skip
+        phi = np.zeros(d)
+        for i in range(d):
+            for S in v:
+                if i not in S:
+                    w = math.factorial(len(S)) * math.factorial(d - len(S) - 1) / math.factorial(d)
+                    phi[i] += w * (v[tuple(sorted(S + (i,)))] - v[S])
+        assert np.allclose(phi, expected, rtol=1e-12, atol=1e-12)
+        assert np.allclose(tree_shap(model.tree_, x), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_tree_shap_cases_hold_the_tricky_parts():
+    """Repeated features on a path, samples exactly at thresholds, weights, 24 features."""
+    from treelib.exercises.ch10 import _tree_shap_cases
+
+    cases = _tree_shap_cases()
+    kinds = {type(model).__module__.split(".")[0] for model, *_ in cases}
+    assert kinds == {"sklearn", "treelib"}
+    at = sum(np.isin(x, model.tree_.threshold).sum() for model, x, _ in cases)
+    assert at >= 5
+    weighted = [
+        m for m, *_ in cases if (m.tree_.weighted_n_node_samples != m.tree_.n_node_samples).any()
+    ]
+    assert len(weighted) >= 2
+    big = cases[-1][0].tree_
+    assert (
+        big.n_features == 24 and big.max_depth == 8 and len(set(big.feature[big.feature >= 0])) > 12
+    )
+    assert all(not np.allclose(tree_shap(m.tree_, x, merge=False), e) for m, x, e in cases)
+
+
+def test_tree_shap_slow_functions_get_a_note(monkeypatch, capsys):
+    import time
+
+    from treelib.exercises import ch10, check_tree_shap
+
+    monkeypatch.setattr(ch10, "SLOW_SECONDS", 0.05)
+
+    def slow(tree, x):
+        if tree.n_features == 24:
+            time.sleep(0.5)
+        return tree_shap(tree, x)
+
+    result, out = verdict(check_tree_shap, slow, capsys)
+    assert result is True  # slow but right: a note, not a failure
+    assert "still waiting after 0 s on one tree (24 features, depth 8" in out
+    assert "2^24 coalitions" in out and out.rstrip().endswith("Well done!")
+
+
+def test_tree_shap_refuses_treelib_explain(capsys):
+    from treelib.exercises import check_tree_shap
+
+    def with_treelib(tree, x):
+        from treelib.explain import TreeExplainer
+
+        return TreeExplainer(tree).shap_values(x[None])[0]
+
+    result, out = verdict(check_tree_shap, with_treelib, capsys)
+    assert result is False and "treelib's own implementation" in out
+
+
+def test_tree_shap_learner_editing_the_tree_cannot_spoil_later_cases(capsys):
+    from treelib.exercises import check_tree_shap
+
+    def destructive(tree, x):
+        phi = tree_shap(tree, x)
+        tree.value[:] = 0.0
+        tree.threshold[:] = 0.0
+        x[:] = 0.0
+        return phi
+
+    assert verdict(check_tree_shap, destructive, capsys)[0] is True
+    assert verdict(check_tree_shap, tree_shap, capsys)[0] is True

@@ -8,8 +8,11 @@ import doctest
 import importlib
 import math
 import pkgutil
+import time
 import warnings
+from itertools import combinations
 
+import numpy as np
 import pytest
 import torch
 
@@ -132,6 +135,38 @@ def child_histograms(codes, g, h, left, n_bins):
     return parent - small, small
 
 
+def shapley_values(value, d, weight=None, plain=False, containing=False):
+    """Shapley values by their definition; the keyword arguments build the classic mistakes."""
+    weight = weight or (lambda s: math.factorial(s) * math.factorial(d - s - 1))
+    phi = np.zeros(d)
+    for i in range(d):
+        for size in range(d):
+            for S in combinations(range(d), size):
+                if (i in S) != containing:
+                    continue
+                with_i = tuple(sorted(set(S) | {i}))
+                w = 1.0 if plain else weight(size) / math.factorial(d)
+                phi[i] += w * (value(with_i) - value(S))
+    return phi
+
+
+def pd_recursion(tree, feature, grid, share=None, goes_left=None, stop=False):
+    """Friedman's weighted traversal, recursively; the keyword arguments build the mistakes."""
+    n = tree.weighted_n_node_samples
+    share = share or (lambda node, child: n[child] / n[node])
+    goes_left = goes_left or (lambda x, t: x <= t)
+
+    def walk(node, x):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == -1 or (stop and tree.feature[node] != feature):
+            return float(tree.value[node][0][0])
+        if tree.feature[node] == feature:
+            return walk(left if goes_left(x, tree.threshold[node]) else right, x)
+        return share(node, left) * walk(left, x) + share(node, right) * walk(right, x)
+
+    return np.array([walk(0, x) for x in grid])
+
+
 SOLUTIONS = {
     "gini": gini,
     "best_threshold": best_threshold,
@@ -145,6 +180,8 @@ SOLUTIONS = {
     "boosting_round": boosting_round,
     "split_gain": split_gain,
     "child_histograms": child_histograms,
+    "shapley_values": shapley_values,
+    "pd_recursion": pd_recursion,
 }
 
 
@@ -255,7 +292,7 @@ def test_docstring_examples():
 
 def test_one_module_per_chapter():
     modules = {m.__name__.rsplit(".", 1)[1]: m for m in exercise_modules()[1:]}
-    assert set(modules) == {"_framework"} | {f"ch0{n}" for n in range(1, 10)}
+    assert set(modules) == {"_framework"} | {f"ch{n:02d}" for n in range(1, 11)}
     for name, checker in CHECKERS.items():
         chapter = checker.__module__.rsplit(".", 1)[1]
         assert f"Chapter {int(chapter[2:])}" in checker.__doc__, name
@@ -279,6 +316,7 @@ def test_every_checker_names_its_chapter():
     chapters |= {"grow_tree": 2, "random_forest": 5, "adaboost": 6, "segmented_cumsum": 7}
     chapters |= {"negative_gradient": 8, "boosting_round": 8}
     chapters |= {"split_gain": 9, "child_histograms": 9, "leafwise_tree": 9}
+    chapters |= {"shapley_values": 10, "pd_recursion": 10, "tree_shap": 10}
     for name, checker in CHECKERS.items():
         assert f"Chapter {chapters[name]}" in checker.__doc__
         assert ">>> check_" in checker.__doc__
@@ -605,3 +643,251 @@ def test_child_histograms_mistakes(capsys):
         result, out = verdict(check_child_histograms, wrong, capsys)
         assert result is False
         assert HISTOGRAM_HINTS[hint] in out
+
+
+# --- Chapter 10: exact Shapley values and partial dependence by recursion ---
+
+
+def test_shapley_games_worked_by_hand():
+    """The checker's expected values of its hand-picked games, worked out by hand."""
+    from treelib.exercises.ch10 import _shapley, _shapley_games
+
+    games = _shapley_games()
+    # v() = 0, v(0) = 1, v(1) = 2, v(0, 1) = 5: phi_0 = (1 + 3) / 2, phi_1 = (2 + 4) / 2
+    assert np.allclose(_shapley(*games[0][:2]), [2.0, 3.0], rtol=0, atol=1e-15)
+    assert np.allclose(_shapley(*games[1][:2]), [3.0])  # one player takes all: 5 - 2
+    assert np.allclose(_shapley(*games[2][:2]), [1 / 3] * 3)  # the majority game
+    assert np.allclose(_shapley(*games[3][:2]), [4.0] * 4)  # |S|^2: 16 shared four ways
+    assert np.allclose(_shapley(*games[4][:2]), [2.0, 1.5, 1.5, 0.0])  # 3 is a dummy
+
+
+def test_shapley_values_tree_games_are_the_tree_s_expectations(capsys):
+    """The tree games are what shap's brute force explains: efficiency to the prediction."""
+    from treelib.exercises.ch10 import _shapley_games
+
+    for values, d, what in _shapley_games():
+        if "tree" in what:
+            assert len(values) == 2**d
+            phi = shapley_values(values.__getitem__, d)
+            assert phi.sum() == pytest.approx(values[tuple(range(d))] - values[()])
+
+
+def one_order(value, d):
+    return np.array([value(tuple(range(i + 1))) - value(tuple(range(i))) for i in range(d)])
+
+
+def equal_split_from_four(value, d):
+    """Right for up to three players, then each gets (v(all) - v(empty)) / d."""
+    if d <= 3:
+        return shapley_values(value, d)
+    return np.full(d, (value(tuple(range(d))) - value(())) / d)
+
+
+@pytest.mark.parametrize(
+    "wrong, hint",
+    [
+        (
+            lambda v, d: shapley_values(
+                v, d, weight=lambda s: math.factorial(s) * math.factorial(d - s)
+            ),  # fmt: skip
+            "(d - |S| - 1)!, not (d - |S|)!",
+        ),
+        (lambda v, d: shapley_values(v, d, plain=True), "plain average (or sum)"),
+        (lambda v, d: shapley_values(v, d, plain=True) / 2 ** (d - 1), "Banzhaf"),
+        (lambda v, d: shapley_values(v, d, containing=True), "do NOT contain i"),
+        (one_order, "ONE order of the players"),
+        (equal_split_from_four, "(the dummy property)"),
+        (
+            lambda v, d: [
+                sum(v(tuple(sorted(S + (i,)))) - v(S) for S in combinations(range(d), 1))
+                for i in range(d)
+            ],
+            "repeats a player: build S + {i} only for the coalitions S that do not contain i",
+        ),
+        (lambda v, d: shapley_values(v, d).astype(np.float32), "float64"),
+        (lambda v, d: v(0), "takes a tuple of players"),
+    ],
+)
+def test_shapley_values_mistakes(wrong, hint, capsys):
+    from treelib.exercises import check_shapley_values
+
+    result, out = verdict(check_shapley_values, wrong, capsys)
+    assert result is False
+    assert hint in out
+
+
+def test_shapley_values_efficiency_hint_gives_the_numbers(capsys):
+    from treelib.exercises import check_shapley_values
+
+    off_by_one = lambda v, d: shapley_values(v, d, weight=lambda s: math.factorial(s)  # noqa: E731
+                                             * math.factorial(d - s))  # fmt: skip
+    result, out = verdict(check_shapley_values, off_by_one, capsys)
+    # the 2-player game: weights 1 and 1/2 give (1 + 3/2, 2 + 4/2), which add up to 6.5
+    assert "Your values add up to 6.5, but v(all) - v(empty) = 5.0: efficiency fails." in out
+
+    result, out = verdict(check_shapley_values, lambda v, d: shapley_values(v, d) + 0.1, capsys)
+    assert result is False
+    assert "Your values add up to 5.2, but v(all) - v(empty) = 5.0: efficiency fails." in out
+    assert "(v(0) = 1.0; v(1) = 2.0; v(0, 1) = 5.0" in out or "v(0, 1) = 5.0" in out
+
+
+def test_shapley_values_symmetry_hint():
+    """An answer that adds up and spares the dummies, but treats twins differently."""
+    from treelib.exercises.ch10 import SHAPLEY_HINTS, _Game, _game, _shapley_hint
+
+    values = _game(3, lambda S: float(len(S) >= 2))  # the majority game: 1/3 each
+    hint = _shapley_hint((_Game(values, 3), 3), np.array([0.5, 0.25, 0.25]), np.full(3, 1 / 3))
+    assert hint == SHAPLEY_HINTS["symmetry"].format(i=0, j=1, a="0.5", b="0.25")
+
+
+def test_shapley_values_accepts_lists_sets_and_unsorted_coalitions(capsys):
+    from treelib.exercises import check_shapley_values
+
+    def loose(value, d):
+        phi = [0.0] * d
+        for i in range(d):
+            for size in range(d):
+                w = math.factorial(size) * math.factorial(d - size - 1) / math.factorial(d)
+                for S in combinations([j for j in range(d) if j != i], size):
+                    phi[i] += w * (value([i, *S][::-1]) - value(set(S)))
+        return phi
+
+    assert verdict(check_shapley_values, loose, capsys)[0] is True
+
+
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [
+        ({"share": lambda node, child: 0.5}, "half"),
+        ({"stop": True}, "node_value"),
+        ({"goes_left": lambda x, t: x < t}, "strict"),
+        ({"goes_left": lambda x, t: x > t}, "swapped"),
+    ],
+)
+def test_pd_recursion_mistakes(mistake, hint, capsys):
+    from treelib.exercises import PD_HINTS, check_pd_recursion
+
+    def wrong(tree, feature, grid):
+        return pd_recursion(tree, feature, grid, **mistake)
+
+    result, out = verdict(check_pd_recursion, wrong, capsys)
+    assert result is False
+    # stopping at the root (a split on another feature) returns the mean: the same hint
+    assert PD_HINTS[hint] in out or hint == "node_value" and PD_HINTS["constant"] in out
+    assert "Hint: Work this case out by hand" not in out
+
+
+def test_pd_recursion_unweighted_counts_and_the_mean(capsys):
+    from treelib.exercises import PD_HINTS, check_pd_recursion
+
+    def counts(tree, feature, grid):
+        n = tree.n_node_samples
+        return pd_recursion(tree, feature, grid, share=lambda node, child: n[child] / n[node])
+
+    result, out = verdict(check_pd_recursion, counts, capsys)
+    assert result is False and PD_HINTS["counts"] in out
+
+    def mean(tree, feature, grid):  # the tree's mean prediction, whatever the grid value
+        return np.full(len(grid), tree.value[0, 0, 0])
+
+    result, out = verdict(check_pd_recursion, mean, capsys)
+    assert result is False and PD_HINTS["constant"] in out
+
+
+def test_pd_recursion_grids_hold_thresholds_and_both_libraries():
+    """The cases test x == threshold (goes left) on trees of both libraries, some weighted."""
+    from treelib.exercises.ch10 import _pd_cases
+
+    cases = _pd_cases()
+    kinds = {type(model).__module__.split(".")[0] for model, *_ in cases}
+    assert kinds == {"sklearn", "treelib"}
+    at = [np.isin(grid, model.tree_.threshold).any() for model, _, grid, _ in cases]
+    assert sum(at) >= 3
+    depths = [model.tree_.max_depth for model, *_ in cases]
+    assert min(depths) == 3 and max(depths) == 6
+    assert any((m.tree_.weighted_n_node_samples != m.tree_.n_node_samples).any() for m, *_ in cases)
+
+
+def test_pd_recursion_matches_scikit_learn_s_public_partial_dependence():
+    """The expected values: scikit-learn's own partial_dependence(method="recursion")."""
+    from sklearn.inspection import partial_dependence
+
+    from treelib.exercises.ch10 import _pd_cases
+
+    for model, feature, grid, expected in _pd_cases():
+        if type(model).__module__.startswith("sklearn"):
+            X = np.zeros((2, model.n_features_in_))
+            got = partial_dependence(model, X, [feature], custom_values={feature: grid},
+                                     method="recursion")  # fmt: skip
+            assert np.array_equal(got["average"][0], expected)
+        assert np.allclose(pd_recursion(model.tree_, feature, grid), expected, rtol=0, atol=1e-12)
+
+
+def test_pd_recursion_answers_as_lists_and_tensors_pass(capsys):
+    from treelib.exercises import check_pd_recursion
+
+    as_list = lambda *args: pd_recursion(*args).tolist()  # noqa: E731
+    as_tensor = lambda *args: torch.from_numpy(pd_recursion(*args))  # noqa: E731
+    assert verdict(check_pd_recursion, as_list, capsys)[0] is True
+    assert verdict(check_pd_recursion, as_tensor, capsys)[0] is True
+
+
+def test_pd_recursion_learner_editing_the_tree_cannot_spoil_later_cases(capsys):
+    from treelib.exercises import check_pd_recursion
+
+    def destructive(tree, feature, grid):
+        out = pd_recursion(tree, feature, grid)
+        tree.value[:] = 0.0
+        tree.weighted_n_node_samples[:] = 1.0
+        grid[:] = 0.0
+        return out
+
+    assert verdict(check_pd_recursion, destructive, capsys)[0] is True
+    assert verdict(check_pd_recursion, pd_recursion, capsys)[0] is True
+
+
+def test_chapter_10_checkers_refuse_treelib_explain(capsys):
+    from treelib import explain
+    from treelib.exercises import check_pd_recursion, check_shapley_values
+
+    def with_treelib(value, d):
+        return explain.shapley_weight(0, d) * np.zeros(d)
+
+    assert check_shapley_values(with_treelib) is False
+    assert "treelib's own implementation" in capsys.readouterr().out
+    assert explain.shapley_weight(1, 3) == pytest.approx(1 / 6)  # put back afterwards
+
+    def via_explain(tree, feature, grid):
+        return explain.partial_dependence(None, np.zeros((2, 2)), [feature])
+
+    assert check_pd_recursion(via_explain) is False
+    assert "treelib's own implementation" in capsys.readouterr().out
+
+
+def test_chapter_10_checkers_are_quick(capsys):
+    from treelib.exercises import check_pd_recursion, check_shapley_values
+
+    verdict(check_shapley_values, shapley_values, capsys)  # the cases are built once
+    start = time.perf_counter()
+    assert verdict(check_shapley_values, shapley_values, capsys)[0] is True
+    assert verdict(check_pd_recursion, pd_recursion, capsys)[0] is True
+    assert time.perf_counter() - start < 10
+
+
+def test_pd_recursion_leaf_values_of_shape_1_1_get_their_hint(capsys):
+    from treelib.exercises import check_pd_recursion
+    from treelib.exercises.ch10 import VALUE_HINT
+
+    def kept_shape(tree, feature, grid):  # each leaf's tree.value[node], shape (1, 1)
+        return pd_recursion(tree, feature, grid)[:, None, None]
+
+    result, out = verdict(check_pd_recursion, kept_shape, capsys)
+    assert result is False and VALUE_HINT in out
+
+    def assigns_values(tree, feature, grid):
+        out = np.zeros(len(grid))
+        out[0] = tree.value[:2]  # ValueError: setting an array element with a sequence
+        return out
+
+    result, out = verdict(check_pd_recursion, assigns_values, capsys)
+    assert result is False and "raised ValueError" in out and VALUE_HINT in out

@@ -14,7 +14,7 @@ exception escape, and returns ``True`` or ``False`` so that a grader can use it:
 
 ``CHECKERS`` maps each exercise's name (``"gini"``, ...) to its checker; the
 capstones (``CAPSTONES``: the learner builds a chapter's whole model) are in it
-too. One module per chapter (``ch01`` ... ``ch09``) holds that chapter's
+too. One module per chapter (``ch01`` ... ``ch10``) holds that chapter's
 checkers; ``_framework`` the machinery they share.
 """
 
@@ -61,6 +61,14 @@ from .ch09 import (
     check_leafwise_tree,
     check_split_gain,
 )
+from .ch10 import (
+    PD_HINTS,
+    SHAPLEY_HINTS,
+    TREE_SHAP_HINTS,
+    check_pd_recursion,
+    check_shapley_values,
+    check_tree_shap,
+)
 
 CHECKERS = {
     "gini": check_gini,
@@ -75,14 +83,24 @@ CHECKERS = {
     "boosting_round": check_boosting_round,
     "split_gain": check_split_gain,
     "child_histograms": check_child_histograms,
+    "shapley_values": check_shapley_values,
+    "pd_recursion": check_pd_recursion,
     # the capstones: the learner builds the chapter's model (my_grow_tree, ...)
     "grow_tree": check_grow_tree,
     "random_forest": check_random_forest,
     "adaboost": check_adaboost,
     "segmented_cumsum": check_segmented_cumsum,
     "leafwise_tree": check_leafwise_tree,
+    "tree_shap": check_tree_shap,
 }
-CAPSTONES = ("grow_tree", "random_forest", "adaboost", "segmented_cumsum", "leafwise_tree")
+CAPSTONES = (
+    "grow_tree",
+    "random_forest",
+    "adaboost",
+    "segmented_cumsum",
+    "leafwise_tree",
+    "tree_shap",
+)
 
 __all__ = [
     "CHECKERS",
@@ -102,6 +120,12 @@ __all__ = [
     "HISTOGRAM_HINTS",
     "TREE_HINTS",
     "check_boosting_round",
+    "check_shapley_values",
+    "check_pd_recursion",
+    "check_tree_shap",
+    "SHAPLEY_HINTS",
+    "PD_HINTS",
+    "TREE_SHAP_HINTS",
     "CAPSTONES",
     "check_grow_tree",
     "check_random_forest",

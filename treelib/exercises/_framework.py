@@ -95,6 +95,23 @@ REFERENCES = {
         "treelib.hist_grower:TreeGrower.grow",
         "treelib.hist_grower:TreeGrower.split_next",
     ],
+    "shapley_values": [
+        "treelib.explain:shapley_values_brute_force",
+        "treelib.explain:shapley_weight",
+    ],
+    "pd_recursion": [
+        "treelib.explain:partial_dependence",
+        "treelib.explain:_recursion",
+        "treelib.explain:tree_expectation",
+        "treelib.explain:_walk",
+    ],
+    "tree_shap": [
+        "treelib.explain:TreeExplainer.__init__",
+        "treelib.explain:TreeExplainer.shap_values",
+        "treelib.explain:shapley_values_brute_force",
+        "treelib.explain:tree_expectation",
+        "treelib.explain:_walk",
+    ],
 }
 USED_REFERENCE = "treelib-reference-called"
 REFERENCE_HINT = (
