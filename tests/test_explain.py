@@ -494,6 +494,8 @@ def test_hist_gradient_boosting_equals_shap_and_adds_up(library, task):
         ours, theirs = TreeExplainer(model), shap.TreeExplainer(reference)
         values, expected = ours.shap_values(X[:8]), theirs.shap_values(X[:8])
         assert_close(values.reshape(np.shape(expected)), expected)
+        if library == "sklearn":  # (the dictionary model's base is a float)
+            assert_close(ours.expected_value, theirs.expected_value)  # shapes too
         assert_close(np.ravel(ours.expected_value), np.ravel(theirs.expected_value))
         total = values.sum(1) + np.asarray(ours.expected_value)
         output = raw_output(model, X[:8])
@@ -647,6 +649,28 @@ def test_hist_gradient_boosting_compares_float64(library):
     explainer = TreeExplainer(model)
     total = explainer.shap_values(Z).sum(1) + explainer.expected_value
     assert_close(total, model.decision_function(Z), 1e-9)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: sk_tree.DecisionTreeRegressor(),
+        lambda: sk_ensemble.HistGradientBoostingRegressor(max_iter=3),
+        lambda: treelib.HistGradientBoostingRegressor(max_iter=3),
+    ],
+)
+@pytest.mark.usefixtures("one_thread")
+def test_single_leaf_trees(make):
+    """Constant y: every tree is one leaf; no feature matters, every value is 0."""
+    X = data(0, "reg")[0]
+    model = make().fit(X, np.full(len(X), 2.5))
+    Z = X[:4].copy()
+    Z[0, 0] = np.nan
+    for explainer in (TreeExplainer(model), TreeExplainer(model, X[:5])):
+        assert_close(explainer.shap_values(Z), np.zeros(Z.shape), 0)
+        assert_close(np.ravel(explainer.expected_value), [2.5], 1e-12)
+    d = X.shape[1]
+    assert_close(TreeExplainer(model).shap_interaction_values(Z), np.zeros((4, d, d)), 0)
 
 
 @pytest.mark.usefixtures("one_thread")

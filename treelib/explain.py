@@ -141,8 +141,8 @@ def tree_expectation(model, x, known):
 
     Follow ``x`` at a split on a known feature; at a split on an unknown one,
     take both children, weighted by the fraction of training weight
-    (``weighted_n_node_samples``) that went each way. ``model``: a fitted
-    model or what ``_model_trees`` made of it.
+    (``weighted_n_node_samples``; a histogram tree's node ``count``) that went
+    each way. ``model``: a fitted model or what ``_model_trees`` made of it.
     """
     if not isinstance(model, _Trees):
         model = _model_trees(model)
@@ -560,6 +560,8 @@ class _Paths:
 
         X: float64 tensor (n, d). Each split routes as the tree does (:meth:`goes_left`).
         """
+        if not len(self.split_feature):  # every tree a single leaf: no path feature
+            return self.elem_mask.expand(X.shape[0], -1, -1).clone()
         left = self.goes_left(X)  # (n, n_splits)
         fail = (left[:, self.node] != self.went_left) & self.node_mask  # (n, P, D)
         fails = torch.zeros(X.shape[0], self.P, self.Lmax, dtype=torch.uint8, device=X.device)
@@ -868,10 +870,10 @@ class TreeExplainer:
 
     Parameters
     ----------
-    model : fitted tree, forest, gradient boosting or AdaBoost classifier
+    model : fitted tree, forest, gradient boosting (classic or histogram) or AdaBoost classifier
         treelib's or scikit-learn's. Classifier trees and forests are explained
-        in probabilities, gradient boosting in raw scores (log-odds), AdaBoost
-        in its decision function.
+        in probabilities, gradient boosting of both kinds in raw scores
+        (log-odds; ``decision_function``), AdaBoost in its decision function.
     data : array-like of shape (m, d) or None, default=None
         Background data, required by ``feature_perturbation="interventional"``.
     feature_perturbation : {"tree_path_dependent", "interventional"}, default=None
