@@ -14,6 +14,7 @@ from sklearn import tree as sk_tree
 from sklearn.exceptions import NotFittedError
 from sklearn.inspection import partial_dependence as sk_partial_dependence
 from sklearn.linear_model import LinearRegression
+from threadpoolctl import threadpool_limits
 
 import treelib
 from treelib.explain import (
@@ -414,6 +415,277 @@ def test_partial_dependence_recursion_on_treelib_models(make):
                         grid, np.asarray(features, dtype=np.intp), expected[k]
                     )
             assert_close(actual["average"].reshape(len(expected), -1), scale * expected)
+
+
+# histogram gradient boosting (Chapter 9's models), treelib's and scikit-learn's
+
+
+def hist_data(seed, task, n=80):
+    """:func:`data` unrounded, with NaN in every column (the trees route it)."""
+    X, y = data(seed, task, n=n, rounded=False)
+    X[np.random.default_rng(seed).random(X.shape) < 0.1] = np.nan
+    return X, y
+
+
+@pytest.fixture
+def one_thread():
+    """One OpenMP thread: scikit-learn's histogram models crawl on a busy machine."""
+    with threadpool_limits(1, user_api="openmp"):
+        yield
+
+
+def hist_kind(library, task):
+    module = sk_ensemble if library == "sklearn" else treelib
+    name = "Regressor" if task == "reg" else "Classifier"
+    return getattr(module, "HistGradientBoosting" + name)
+
+
+def raw_output(model, X):
+    """The raw score: decision_function for a classifier, predict for a regressor."""
+    return model.decision_function(X) if hasattr(model, "classes_") else model.predict(X)
+
+
+def hist_dict(model):
+    """shap's dictionary model of a fitted histogram gradient boosting model (numerical
+    features): one tree per predictor, node counts as cover, as shap reads scikit-learn's."""
+    K = model.n_trees_per_iteration_
+    trees = []
+    for iteration in model._predictors:
+        for k, predictor in enumerate(iteration):
+            nodes = predictor.nodes
+            leaf = nodes["is_leaf"].astype(bool)
+            left = np.where(leaf, -1, nodes["left"].astype(np.int64))
+            right = np.where(leaf, -1, nodes["right"].astype(np.int64))
+            values = np.zeros((len(nodes), K))
+            values[:, k] = nodes["value"]
+            trees.append(
+                {
+                    "children_left": left,
+                    "children_right": right,
+                    "children_default": np.where(nodes["missing_go_to_left"] == 1, left, right),
+                    "features": np.where(leaf, -2, nodes["feature_idx"]),
+                    "thresholds": nodes["num_threshold"],
+                    "values": values,
+                    "node_sample_weight": nodes["count"].astype(np.float64),
+                }
+            )
+    base = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
+    return {
+        "trees": trees,
+        "base_offset": base if K > 1 else float(base[0]),
+        "input_dtype": np.float64,
+        "internal_dtype": np.float64,
+        "tree_output": "raw_value",
+        "objective": "squared_error",
+    }
+
+
+@pytest.mark.parametrize("library", ["sklearn", "treelib"])
+@pytest.mark.parametrize("task", ["reg", "bin", "multi"])
+@pytest.mark.usefixtures("one_thread")
+def test_hist_gradient_boosting_equals_shap_and_adds_up(library, task):
+    """Raw scores explained as shap explains them (scikit-learn's models directly,
+    treelib's as a dictionary model), NaN routed by missing_go_to_left."""
+    for seed in range(N_MODELS):
+        X, y = hist_data(seed, task)
+        make = hist_kind(library, task)
+        model = make(max_iter=4 + seed % 4, max_leaf_nodes=8, min_samples_leaf=5).fit(X, y)
+        reference = model if library == "sklearn" else hist_dict(model)
+        ours, theirs = TreeExplainer(model), shap.TreeExplainer(reference)
+        values, expected = ours.shap_values(X[:8]), theirs.shap_values(X[:8])
+        assert_close(values.reshape(np.shape(expected)), expected)
+        if library == "sklearn":  # (the dictionary model's base is a float)
+            assert_close(ours.expected_value, theirs.expected_value)  # shapes too
+        assert_close(np.ravel(ours.expected_value), np.ravel(theirs.expected_value))
+        total = values.sum(1) + np.asarray(ours.expected_value)
+        output = raw_output(model, X[:8])
+        assert_close(total.reshape(np.shape(output)), output, 1e-9)
+        background = X[-10:]
+        ours = TreeExplainer(model, background, feature_perturbation="interventional")
+        theirs = shap.TreeExplainer(reference, background, feature_perturbation="interventional")
+        expected = theirs.shap_values(X[:6])
+        assert_close(ours.shap_values(X[:6]).reshape(np.shape(expected)), expected)
+        assert_close(np.ravel(ours.expected_value), np.ravel(theirs.expected_value))
+        if seed < 3:  # (a fresh dictionary: shap's interventional one rewrote its covers)
+            reference = model if library == "sklearn" else hist_dict(model)
+            ours, theirs = TreeExplainer(model), shap.TreeExplainer(reference)
+            inter = theirs.shap_interaction_values(X[:3])
+            assert_close(ours.shap_interaction_values(X[:3]).reshape(np.shape(inter)), inter)
+
+
+def categorical_data(seed, n=150):
+    """Two categorical columns (codes that are not 0..k-1, NaN among them) and two numbers."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X[:, 0] = rng.choice([-3.0, 2.0, 5.0, 7.0, 11.0], size=n)
+    X[:, 2] = rng.choice([0.0, 1.0, 4.0], size=n)
+    X[rng.random(n) < 0.1, 0] = np.nan
+    X[rng.random(n) < 0.1, 1] = np.nan
+    y = np.nan_to_num(X[:, 1]) + 2 * np.isin(X[:, 0], [5, 11]) + (X[:, 2] == 1) * X[:, 3]
+    return X, y
+
+
+@pytest.mark.parametrize("library", ["sklearn", "treelib"])
+@pytest.mark.parametrize("task", ["reg", "multi"])
+@pytest.mark.usefixtures("one_thread")
+def test_hist_gradient_boosting_categorical_splits(library, task):
+    """Categorical splits route by their set of left categories (unknown ones and NaN to
+    the missing side): the values add up to the model's raw score, and equal the
+    brute-force definition (interventional: the model's own predictions)."""
+    for seed in range(6):
+        X, y = categorical_data(seed)
+        if task == "multi":
+            y = np.digitize(y, np.quantile(y, [0.33, 0.66]))
+        make = hist_kind(library, task)
+        model = make(max_iter=4, max_leaf_nodes=8, min_samples_leaf=5, categorical_features=[0, 2])
+        model.fit(X, y)
+        assert sum(int(p.nodes["is_categorical"].sum()) for it in model._predictors for p in it)
+        Z = X[:12].copy()
+        Z[:4, 0] = [4.0, 100.0, -1.0, np.nan]  # unseen categories and a missing value
+        Z[4:6, 2] = [2.0, 7.0]
+        explainer = TreeExplainer(model)
+        values = explainer.shap_values(Z)
+        total = values.sum(1) + np.asarray(explainer.expected_value)
+        output = raw_output(model, Z)
+        assert_close(total.reshape(np.shape(output)), output, 1e-9)
+        phi, base = shapley_values_brute_force(model, Z[seed])  # path-dependent
+        assert_close(values[seed], phi.reshape(values[seed].shape), 1e-9)
+        background = X[-8:]
+        explainer = TreeExplainer(model, background, feature_perturbation="interventional")
+        respond = model.decision_function if task == "multi" else model.predict
+        phi, base = shapley_values_brute_force(respond, Z[seed], background)
+        assert_close(explainer.shap_values(Z[seed : seed + 1])[0], phi.reshape(values[0].shape))
+        assert_close(np.ravel(explainer.expected_value), np.ravel(base))
+
+
+@pytest.mark.parametrize("task", ["reg", "bin", "multi"])
+@pytest.mark.usefixtures("one_thread")
+def test_hist_gradient_boosting_partial_dependence_equals_sklearn(task):
+    """scikit-learn's recursion on its model (target features without NaN: scikit-learn's
+    recursion sends a NaN grid value right, where treelib follows missing_go_to_left)."""
+    for seed in range(4):
+        X, y = hist_data(seed, task, n=60)
+        X[:, :2] = np.random.default_rng(seed).normal(size=(len(X), 2))
+        model = hist_kind("sklearn", task)(max_iter=5, max_leaf_nodes=8, min_samples_leaf=5)
+        model.fit(X, y)
+        for features in ([0], [1], [0, 1]):
+            for method in ("auto", "recursion"):
+                expected = sk_partial_dependence(
+                    model, X, features, method=method, grid_resolution=12
+                )
+                actual = partial_dependence(model, X, features, method=method, grid_resolution=12)
+                assert_close(actual["average"], expected["average"])
+
+
+def sklearn_recursion(model, grid, features):
+    """scikit-learn's HGB tree walker on a model's predictors (float64 grid), summed."""
+    from sklearn.ensemble._hist_gradient_boosting._predictor import (
+        _compute_partial_dependence,
+    )
+    from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
+
+    out = np.zeros((model.n_trees_per_iteration_, len(grid)))
+    for iteration in model._predictors:
+        for k, predictor in enumerate(iteration):
+            nodes = predictor.nodes.astype(PREDICTOR_RECORD_DTYPE)
+            grid = np.ascontiguousarray(grid, dtype=np.float64)
+            _compute_partial_dependence(nodes, grid, np.asarray(features, np.intp), out[k])
+    return out
+
+
+@pytest.mark.parametrize("task", ["reg", "bin", "multi"])
+@pytest.mark.usefixtures("one_thread")
+def test_hist_gradient_boosting_partial_dependence_on_treelib_models(task):
+    """treelib's predictors through scikit-learn's own HGB recursion walker."""
+    for seed in range(4):
+        X, y = hist_data(seed, task, n=60)
+        X[:, :2] = np.random.default_rng(seed).normal(size=(len(X), 2))
+        model = hist_kind("treelib", task)(max_iter=5, max_leaf_nodes=8, min_samples_leaf=5)
+        model.fit(X, y)
+        for features in ([0], [1, 0]):
+            actual = partial_dependence(model, X, features, method="recursion", grid_resolution=9)
+            grid = np.stack(np.meshgrid(*actual.grid_values, indexing="ij"), -1)
+            expected = sklearn_recursion(model, grid.reshape(-1, len(features)), features)
+            assert_close(actual["average"].reshape(expected.shape), expected)
+        assert partial_dependence(model, X, [0], grid_resolution=9)["average"].shape[-1] == 9
+
+
+@pytest.mark.parametrize("library", ["sklearn", "treelib"])
+@pytest.mark.usefixtures("one_thread")
+def test_hist_gradient_boosting_partial_dependence_categorical(library):
+    """A categorical model: a numerical target through scikit-learn's walker (on the
+    encoded columns, categorical first); a categorical target as the tree expectation
+    of the grid point (its raw categories, routed by the left sets)."""
+    for seed in range(3):
+        X, y = categorical_data(seed)
+        model = hist_kind(library, "reg")(max_iter=4, max_leaf_nodes=8, categorical_features=[0, 2])
+        model.fit(X, y)
+        actual = partial_dependence(model, X, [3], method="recursion", grid_resolution=9)
+        grid = actual.grid_values[0][:, None]
+        assert_close(actual["average"], sklearn_recursion(model, grid, [3]))  # column 3 stays 3
+        actual = partial_dependence(model, X, [0, 3], method="recursion", grid_resolution=5)
+        base = float(np.ravel(model._baseline_prediction)[0])
+        for i, category in enumerate(actual.grid_values[0]):
+            for j, value in enumerate(actual.grid_values[1]):
+                x = np.array([category, 0.0, 0.0, value])
+                expected = tree_expectation(model, x, [0, 3]) - base
+                assert actual["average"][0, i, j] == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("library", ["sklearn", "treelib"])
+@pytest.mark.usefixtures("one_thread")
+def test_hist_gradient_boosting_compares_float64(library):
+    """Unlike scikit-learn's trees, histogram models compare float64 inputs: values just
+    above a threshold (equal to it in float32) go right, and are explained so."""
+    X, y = hist_data(1, "bin")
+    model = hist_kind(library, "bin")(max_iter=3, max_leaf_nodes=8, min_samples_leaf=5).fit(X, y)
+    nodes = model._predictors[0][0].nodes
+    inner = np.flatnonzero(nodes["is_leaf"] == 0)
+    threshold = nodes["num_threshold"][inner]
+    above = np.nextafter(threshold, np.inf)
+    assert np.any(above.astype(np.float32) <= threshold)  # float32 would send some left
+    Z = np.repeat(np.nan_to_num(X[:1]), len(inner), axis=0)
+    Z[np.arange(len(inner)), nodes["feature_idx"][inner]] = above
+    explainer = TreeExplainer(model)
+    total = explainer.shap_values(Z).sum(1) + explainer.expected_value
+    assert_close(total, model.decision_function(Z), 1e-9)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: sk_tree.DecisionTreeRegressor(),
+        lambda: sk_ensemble.HistGradientBoostingRegressor(max_iter=3),
+        lambda: treelib.HistGradientBoostingRegressor(max_iter=3),
+    ],
+)
+@pytest.mark.usefixtures("one_thread")
+def test_single_leaf_trees(make):
+    """Constant y: every tree is one leaf; no feature matters, every value is 0."""
+    X = data(0, "reg")[0]
+    model = make().fit(X, np.full(len(X), 2.5))
+    Z = X[:4].copy()
+    Z[0, 0] = np.nan
+    for explainer in (TreeExplainer(model), TreeExplainer(model, X[:5])):
+        assert_close(explainer.shap_values(Z), np.zeros(Z.shape), 0)
+        assert_close(np.ravel(explainer.expected_value), [2.5], 1e-12)
+    d = X.shape[1]
+    assert_close(TreeExplainer(model).shap_interaction_values(Z), np.zeros((4, d, d)), 0)
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_hist_gradient_boosting_errors():
+    X, y = hist_data(0, "reg")
+    model = sk_ensemble.HistGradientBoostingRegressor(max_iter=3).fit(X, y, np.ones(len(X)))
+    with pytest.raises(NotImplementedError, match="sample weights"):
+        partial_dependence(model, X, [0], method="recursion")
+    with pytest.raises(NotFittedError):
+        TreeExplainer(treelib.HistGradientBoostingRegressor())
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": pd.Categorical(["x", "y", "z"] * 20), "b": X[:60, 0]})
+    model = sk_ensemble.HistGradientBoostingRegressor(max_iter=2).fit(frame, y[:60])
+    with pytest.raises(TypeError, match="categories are not numbers"):
+        TreeExplainer(model)
 
 
 def test_errors():

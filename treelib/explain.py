@@ -18,9 +18,12 @@ torch device.
 
 Supported models: treelib's and scikit-learn's decision trees, random forests,
 extra trees, gradient boosting (the raw score: ``init + learning_rate * sum of
-trees``) and AdaBoost (SAMME) classifiers (their decision function, an
-additive sum of the trees' weighted votes; AdaBoost's probabilities, a softmax
-of it, are not additive).
+trees``), histogram gradient boosting (the raw score: ``_baseline_prediction +
+sum of trees``, whose leaf values already carry the learning rate; each node's
+training ``count`` is its cover, as in shap; categorical splits route by their
+set of left categories) and AdaBoost (SAMME) classifiers (their decision
+function, an additive sum of the trees' weighted votes; AdaBoost's
+probabilities, a softmax of it, are not additive).
 """
 
 import warnings
@@ -34,6 +37,9 @@ from sklearn.ensemble import AdaBoostClassifier as _SkAdaBoostClassifier
 from sklearn.ensemble import RandomForestRegressor as _SkRandomForestRegressor
 from sklearn.ensemble._forest import BaseForest as _SkBaseForest
 from sklearn.ensemble._gb import BaseGradientBoosting as _SkBaseGradientBoosting
+from sklearn.ensemble._hist_gradient_boosting.gradient_boosting import (
+    BaseHistGradientBoosting as _SkBaseHistGradientBoosting,
+)
 from sklearn.exceptions import NotFittedError
 from sklearn.tree import BaseDecisionTree as _SkBaseDecisionTree
 from sklearn.utils import Bunch, get_tags
@@ -42,6 +48,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from .boosting import AdaBoostClassifier
 from .forest import BaseForest
 from .gradient_boosting import BaseGradientBoosting
+from .hist_gradient_boosting import BaseHistGradientBoosting
+from .hist_grower import bitset_to_mask
 from .rules import goes_left
 from .tree import BaseDecisionTree
 
@@ -133,13 +141,13 @@ def tree_expectation(model, x, known):
 
     Follow ``x`` at a split on a known feature; at a split on an unknown one,
     take both children, weighted by the fraction of training weight
-    (``weighted_n_node_samples``) that went each way. ``model``: a fitted
-    model or what ``_model_trees`` made of it.
+    (``weighted_n_node_samples``; a histogram tree's node ``count``) that went
+    each way. ``model``: a fitted model or what ``_model_trees`` made of it.
     """
     if not isinstance(model, _Trees):
         model = _model_trees(model)
     known = set(int(j) for j in known)
-    x = np.asarray(x, dtype=np.float32).astype(np.float64)  # what the trees compare (float32)
+    x = _as_seen(np.asarray(x, dtype=np.float64), model)  # what the trees compare
     total = model.base.copy()
     for tree in model.trees:
         total = total + _walk(tree, x, known, 0, 1.0)
@@ -152,12 +160,16 @@ def _walk(tree, x, known, node, weight):
         return weight * tree.value[node]
     a, b, f = tree.left[node], tree.right[node], tree.feature[node]
     if f in known:
-        left = goes_left(
-            torch.tensor(x[f]),
-            tree.threshold[node],
-            bool(tree.categorical[node]),
-            bool(tree.missing_left[node]),
-        )
+        if node in tree.sets:  # a histogram tree's categorical split
+            lefts, cats = (torch.as_tensor(c)[None, None] for c in tree.sets[node])
+            left = _in_left_set(torch.tensor([[x[f]]]), lefts, cats, bool(tree.missing_left[node]))
+        else:
+            left = goes_left(
+                torch.tensor(x[f]),
+                tree.threshold[node],
+                bool(tree.categorical[node]),
+                bool(tree.missing_left[node]),
+            )
         return _walk(tree, x, known, a if bool(left) else b, weight)
     cover = tree.cover[node]
     return _walk(tree, x, known, a, weight * tree.cover[a] / cover) + _walk(
@@ -170,10 +182,30 @@ def _walk(tree, x, known, node, weight):
 # --------------------------------------------------------------------------
 
 
-class _Tree:
-    """One tree's arrays, with ``value`` (node_count, K): what its leaves add to the output."""
+def _in_left_set(x, lefts, categories, missing_left):
+    """Where a histogram tree's categorical split sends ``x``: left when its category is
+    one of ``lefts``, right when it is another known category (``categories``), and to
+    the missing-value side when it is NaN or a category unseen in training.
 
-    def __init__(self, tree_, value):
+    ``x`` (n, s) values of the splits' features; ``lefts`` and ``categories`` (1, s, c)
+    padded with NaN (never equal); ``missing_left`` (s,) or a bool. As scikit-learn's
+    predictor, once its ordinal encoder has mapped the raw categories to codes.
+    """
+    x = x.double()[..., None]
+    in_left = (x == lefts).any(-1)
+    known = (x == categories).any(-1)
+    missing_left = torch.as_tensor(missing_left, device=x.device)
+    return torch.where(in_left, True, torch.where(known, False, missing_left))
+
+
+class _Tree:
+    """One tree's arrays, with ``value`` (node_count, K): what its leaves add to the output.
+
+    ``sets``: a histogram tree's categorical splits, node -> (left categories, known
+    categories) as float64 arrays (:func:`_in_left_set` routes them).
+    """
+
+    def __init__(self, tree_, value, sets=None):
         self.left = np.asarray(tree_.children_left, dtype=np.int64)
         self.right = np.asarray(tree_.children_right, dtype=np.int64)
         self.feature = np.asarray(tree_.feature, dtype=np.int64)
@@ -183,12 +215,18 @@ class _Tree:
         self.categorical = np.asarray(getattr(tree_, "categorical", np.zeros(n, bool)), bool)
         self.missing_left = np.asarray(tree_.missing_go_to_left, dtype=bool)
         self.value = np.asarray(value, dtype=np.float64)
+        self.sets = sets or {}
 
 
 class _Trees:
-    """A model as ``base + sum of trees``; ``n_outputs`` columns; ``shap_kind`` for shapes."""
+    """A model as ``base + sum of trees``; ``n_outputs`` columns; ``shap_kind`` for shapes.
 
-    def __init__(self, trees, base, n_features, multi, allow_nan):
+    ``float32``: the trees compare float32 inputs (scikit-learn's trees and classic
+    gradient boosting); histogram gradient boosting compares float64 ones.
+    """
+
+    def __init__(self, trees, base, n_features, multi, allow_nan, float32=True):
+        self.float32 = float32
         self.trees = trees
         self.base = np.asarray(base, dtype=np.float64)
         self.n_outputs = len(self.base)
@@ -211,6 +249,72 @@ def _probabilities(tree_):
     return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
 
 
+def _as_seen(X, model):
+    """X (float64) as the model's trees compare it: through float32 unless a histogram model."""
+    return X if not model.float32 else X.astype(np.float32).astype(np.float64)
+
+
+def _hist_columns(model):
+    """A histogram model's input column for each of its trees' features, and each
+    feature's known categories (float64, None for a numerical one).
+
+    As scikit-learn's, a model with categorical features sees them encoded
+    (``OrdinalEncoder``: category ``categories_[i]`` becomes ``i``) and moved first.
+    """
+    d = model.n_features_in_
+    preprocessor = getattr(model, "_preprocessor", None)
+    if preprocessor is None:
+        return np.arange(d), [None] * d
+    is_categorical = np.asarray(model.is_categorical_, dtype=bool)
+    columns = np.concatenate([np.flatnonzero(is_categorical), np.flatnonzero(~is_categorical)])
+    categories = [None] * d
+    for i, known in enumerate(preprocessor.named_transformers_["encoder"].categories_):
+        try:
+            known = np.asarray(known, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise TypeError(
+                "Explaining a histogram gradient boosting model whose categories are not"
+                " numbers is not supported: encode them as numbers before fitting."
+            ) from error
+        categories[i] = known[~np.isnan(known)]  # (a NaN category is the missing value)
+    return columns, categories
+
+
+def _hist_trees(model):
+    """A histogram gradient boosting model (treelib's or scikit-learn's) as a :class:`_Trees`.
+
+    Each predictor is a tree of one class's raw score; its node ``count`` (training
+    samples) is the cover, as shap reads these models; its leaf values already
+    include the learning rate.
+    """
+    columns, categories = _hist_columns(model)
+    K = model.n_trees_per_iteration_
+    trees = []
+    for iteration in model._predictors:
+        for k, predictor in enumerate(iteration):
+            nodes = predictor.nodes
+            leaf = nodes["is_leaf"].astype(bool)
+            feature_idx = nodes["feature_idx"].astype(np.int64)
+            sets = {}
+            for node in np.flatnonzero(~leaf & nodes["is_categorical"].astype(bool)):
+                known = categories[feature_idx[node]]
+                bitset = predictor.raw_left_cat_bitsets[nodes["bitset_idx"][node]]
+                sets[int(node)] = (known[bitset_to_mask(bitset)[: len(known)]], known)
+            value = np.zeros((len(nodes), K))
+            value[:, k] = nodes["value"]
+            tree_ = Bunch(
+                children_left=np.where(leaf, -1, nodes["left"].astype(np.int64)),
+                children_right=np.where(leaf, -1, nodes["right"].astype(np.int64)),
+                feature=np.where(leaf, -2, columns[np.where(leaf, 0, feature_idx)]),
+                threshold=np.where(leaf, -2.0, nodes["num_threshold"]),
+                weighted_n_node_samples=nodes["count"].astype(np.float64),
+                missing_go_to_left=nodes["missing_go_to_left"],
+            )
+            trees.append(_Tree(tree_, value, sets))
+    base = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
+    return _Trees(trees, base, model.n_features_in_, K > 1, True, float32=False)
+
+
 def _model_trees(model):
     """What TreeExplainer explains of ``model``: a :class:`_Trees`."""
     if isinstance(model, _Trees):
@@ -222,14 +326,16 @@ def _model_trees(model):
         _SkBaseForest,
         BaseGradientBoosting,
         _SkBaseGradientBoosting,
+        BaseHistGradientBoosting,
+        _SkBaseHistGradientBoosting,
         AdaBoostClassifier,
         _SkAdaBoostClassifier,
     )
     if not isinstance(model, kinds):
         raise TypeError(
             f"Model type not supported by treelib.explain: {type(model).__name__}. Supported:"
-            " decision trees, random forests, extra trees, gradient boosting and AdaBoost"
-            " classifiers of treelib or scikit-learn."
+            " decision trees, random forests, extra trees, gradient boosting, histogram"
+            " gradient boosting and AdaBoost classifiers of treelib or scikit-learn."
         )
     try:
         check_is_fitted(model)
@@ -237,6 +343,8 @@ def _model_trees(model):
         raise NotFittedError(
             f"This {type(model).__name__} instance is not fitted yet: fit it before explaining it."
         ) from error
+    if isinstance(model, (BaseHistGradientBoosting, _SkBaseHistGradientBoosting)):
+        return _hist_trees(model)
     d = model.n_features_in_
     allow_nan = bool(get_tags(model).input_tags.allow_nan)
     classifier = is_classifier(model)
@@ -312,6 +420,7 @@ class _Paths:
     def __init__(self, model, device="cpu"):
         d = model.n_features
         split_feature, split_threshold, split_cat, split_missing = [], [], [], []
+        set_splits = []  # (global split id, left categories, known categories)
         paths = []  # (nodes, lefts, ratios, value)
         leaf_nodes, edges, roots = [], [], []
         offset = node_offset = 0
@@ -324,6 +433,7 @@ class _Paths:
             split_threshold.append(tree.threshold[internal])
             split_cat.append(tree.categorical[internal])
             split_missing.append(tree.missing_left[internal])
+            set_splits += [(gid[node], *tree.sets[node]) for node in sorted(tree.sets)]
             # edges (child node, parent node, parent's split, went left, bit of the
             # parent's feature among the path's distinct features, depth): the
             # walk that :meth:`fail_bits` does one depth at a time
@@ -398,6 +508,14 @@ class _Paths:
         self.split_threshold = t(np.concatenate(split_threshold))
         self.split_cat = t(np.concatenate(split_cat))
         self.split_missing = t(np.concatenate(split_missing))
+        # categorical splits of histogram trees: their categories, padded with NaN
+        width = max([len(c) for _, _, c in set_splits], default=0)
+        lefts = np.full((len(set_splits), width), np.nan)
+        known = np.full((len(set_splits), width), np.nan)
+        for i, (_, left, cats) in enumerate(set_splits):
+            lefts[i, : len(left)], known[i, : len(cats)] = left, cats
+        self.set_split = t(np.asarray([g for g, _, _ in set_splits], dtype=np.int64))
+        self.set_lefts, self.set_known = t(lefts[None]), t(known[None])
         self.elem_mask = torch.arange(Lmax, device=self.device) < self.L[:, None]
         self.base = t(model.base)
         self.n_nodes = node_offset
@@ -419,15 +537,32 @@ class _Paths:
                     )
                 )
 
+    def goes_left(self, X):
+        """Which way every split sends every row of float64 tensor X: (n, n_splits) bools.
+
+        As the trees route (:func:`treelib.rules.goes_left`, NaN included), and a
+        histogram tree's categorical split by its set of left categories
+        (:func:`_in_left_set`).
+        """
+        x = X[:, self.split_feature]
+        left = goes_left(x, self.split_threshold, self.split_cat, self.split_missing)
+        if len(self.set_split):
+            left[:, self.set_split] = _in_left_set(
+                x[:, self.set_split],
+                self.set_lefts,
+                self.set_known,
+                self.split_missing[self.set_split],
+            )
+        return left
+
     def ones(self, X):
         """``o[n, p, j]``: does sample n satisfy every split of path p on its j-th feature?
 
-        X: float64 tensor (n, d). Each split routes as the tree does
-        (:func:`treelib.rules.goes_left`, NaN included).
+        X: float64 tensor (n, d). Each split routes as the tree does (:meth:`goes_left`).
         """
-        left = goes_left(
-            X[:, self.split_feature], self.split_threshold, self.split_cat, self.split_missing
-        )  # (n, n_splits)
+        if not len(self.split_feature):  # every tree a single leaf: no path feature
+            return self.elem_mask.expand(X.shape[0], -1, -1).clone()
+        left = self.goes_left(X)  # (n, n_splits)
         fail = (left[:, self.node] != self.went_left) & self.node_mask  # (n, P, D)
         fails = torch.zeros(X.shape[0], self.P, self.Lmax, dtype=torch.uint8, device=X.device)
         fails.scatter_add_(2, self.elem.expand(X.shape[0], -1, -1), fail.to(torch.uint8))
@@ -441,9 +576,7 @@ class _Paths:
         sum: a feature split on twice on a path may fail twice). Equivalent to
         :meth:`ones` (bit j clear where ``ones[..., j]``), with far less work.
         """
-        left = goes_left(
-            X[:, self.split_feature], self.split_threshold, self.split_cat, self.split_missing
-        )  # (n, n_splits)
+        left = self.goes_left(X)  # (n, n_splits)
         acc = torch.empty(X.shape[0], self.n_nodes, dtype=self.bit_dtype, device=X.device)
         acc[:, self.roots] = 0
         for child, parent, split, went_left, bit in self.levels:
@@ -728,8 +861,8 @@ def _check_X(X, model, allow_nan, name="TreeExplainer"):
             f"X has {X.shape[1]} features, but {name} is expecting {model.n_features} features"
             " as input."
         )
-    # the trees compare float32 inputs (as scikit-learn's): explain what they see
-    return X.astype(np.float32).astype(np.float64)
+    # explain what the trees see (float32 inputs for scikit-learn's trees)
+    return _as_seen(X, model)
 
 
 class TreeExplainer:
@@ -737,10 +870,10 @@ class TreeExplainer:
 
     Parameters
     ----------
-    model : fitted tree, forest, gradient boosting or AdaBoost classifier
+    model : fitted tree, forest, gradient boosting (classic or histogram) or AdaBoost classifier
         treelib's or scikit-learn's. Classifier trees and forests are explained
-        in probabilities, gradient boosting in raw scores (log-odds), AdaBoost
-        in its decision function.
+        in probabilities, gradient boosting of both kinds in raw scores
+        (log-odds; ``decision_function``), AdaBoost in its decision function.
     data : array-like of shape (m, d) or None, default=None
         Background data, required by ``feature_perturbation="interventional"``.
     feature_perturbation : {"tree_path_dependent", "interventional"}, default=None
@@ -874,13 +1007,21 @@ def _grid(X, features, percentiles, grid_resolution):
 
 _RECURSION = (
     "DecisionTreeRegressor, RandomForestRegressor, ExtraTreesRegressor (treelib's),"
-    " GradientBoostingClassifier, GradientBoostingRegressor"
+    " GradientBoostingClassifier, GradientBoostingRegressor, HistGradientBoostingClassifier,"
+    " HistGradientBoostingRegressor"
+)
+_BOOSTING = (
+    BaseGradientBoosting,
+    _SkBaseGradientBoosting,
+    BaseHistGradientBoosting,
+    _SkBaseHistGradientBoosting,
 )
 
 
 def _supports_recursion(model):
-    """Gradient boosting, and the regression trees and forests (as scikit-learn's list)."""
-    if isinstance(model, (BaseGradientBoosting, _SkBaseGradientBoosting)):
+    """Gradient boosting (both kinds), and the regression trees and forests (as
+    scikit-learn's list)."""
+    if isinstance(model, _BOOSTING):
         return True
     if is_classifier(model) or not hasattr(model, "predict"):
         return False
@@ -896,13 +1037,19 @@ def _recursion(model, grid, features, device="cpu"):
     take both sides weighted by the training weight that went each way. Each
     leaf's weight is a product along its path: its target features' pass bits
     times the other features' cover fractions ``z``. As scikit-learn's
-    ``method="recursion"``, gradient boosting's initial prediction is left out.
+    ``method="recursion"``, gradient boosting's initial prediction (histogram
+    gradient boosting's baseline) is left out.
     """
+    if getattr(model, "_fitted_with_sw", False):  # (its node counts ignore the weights)
+        raise NotImplementedError(
+            f"{type(model).__name__} does not support partial dependence plots with the"
+            " 'recursion' method when sample weights were given during fit time."
+        )
     trees = _model_trees(model)
     paths = _Paths(trees, device)
     X = np.zeros((grid.shape[0], trees.n_features))
     X[:, features] = grid
-    X = torch.as_tensor(X.astype(np.float32).astype(np.float64), device=paths.device)
+    X = torch.as_tensor(_as_seen(X, trees), device=paths.device)
     target = torch.zeros(trees.n_features + 1, dtype=torch.bool, device=paths.device)
     target[torch.as_tensor(features, device=paths.device)] = True
     ones = paths.ones(X)  # (G, P, Lmax)
@@ -954,7 +1101,7 @@ def partial_dependence(
     prediction), see :func:`_recursion`; ``"brute"`` predicts every row at
     every grid point, for any model; ``"auto"`` takes recursion where it
     applies (kind "average", no sample weights, a tree regressor, forest
-    regressor or gradient boosting).
+    regressor or gradient boosting of either kind).
 
     Parameters
     ----------
