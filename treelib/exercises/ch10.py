@@ -62,7 +62,7 @@ PD_HINTS = {
 }
 TREE_SHAP_HINTS = {
     "sign": "Every value has the wrong sign: a feature that raises the prediction above the "
-    "mean gets a positive value (the leaf's one_fraction minus its zero_fraction, times v).",
+    "mean gets a positive value (the leaf's o_j minus its z_j, times v).",
     "saabas": "That is Saabas's attribution (the change of the node value along the "
     "sample's path, credited to each split's feature): it adds up right but is not the "
     "Shapley value. Each leaf's share must weigh every coalition of the path's features.",
