@@ -944,6 +944,7 @@ class TreeGrower:
         right = TreeNode(depth, rows_right, info.sum_gradient_right, info.sum_hessian_right,
                          value=info.value_right)  # fmt: skip
         node.left_child, node.right_child = left, right
+        node.sample_indices = None  # only the leaves' samples are needed: not kept
         if self.interaction_cst is not None:
             left.allowed_features, left.interaction_cst_indices = self._compute_interactions(node)
             right.interaction_cst_indices = left.interaction_cst_indices
