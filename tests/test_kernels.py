@@ -380,3 +380,18 @@ def test_unbounded_gain_equals_split_gain_bit_for_bit(l2):
     loss = -1.25
     expected = split_gain(g_l, h_l, g_r, h_r, loss, 0, -np.inf, np.inf, l2)
     np.testing.assert_array_equal(unbounded_gain(g_l, h_l, g_r, h_r, loss, l2), expected)
+
+
+@pytest.mark.parametrize("with_counts", [True, False])
+def test_histogram_rows_equal_the_torch_rows(with_counts):
+    from treelib.kernels import histogram_rows, histogram_rows_reference
+
+    g = torch.Generator().manual_seed(4)
+    sums = torch.complex(torch.randn(7, 256, generator=g, dtype=torch.float64),
+                         torch.rand(7, 256, generator=g, dtype=torch.float64))  # fmt: skip
+    counts = torch.randint(0, 50, (7, 256), generator=g) if with_counts else None
+    fast = histogram_rows(sums, counts)
+    assert fast.dtype == torch.float64 and fast.shape == (3, 7, 256)
+    assert torch.equal(fast, histogram_rows_reference(sums, counts))
+    assert torch.equal(fast[0], sums.real) and torch.equal(fast[1], sums.imag)
+    assert torch.equal(fast[2], sums.imag if counts is None else counts.double())

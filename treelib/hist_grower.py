@@ -24,6 +24,7 @@ from .kernels import (
     complex_pairs,
     compress,
     feature_sums,
+    histogram_rows,
     leaf_values_binned,
     row_major,
     unbounded_gain,
@@ -358,20 +359,11 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     ``X_binned`` kept across trees (``cell_sums``, ``row_major``), as fewer, bigger
     steps cost less. Every bin adds its samples in the order of ``rows`` either way.
     """
-    n_features = X_binned_T.shape[0]
-    device = X_binned_T.device
-    hist = torch.empty(3, n_features, n_bins, dtype=torch.float64, device=device)
     if X_binned is not None and rows is not None and len(rows) < SMALL_NODE:
         sums, counts = cell_sums(row_major(X_binned), rows, pairs, n_bins, count_needed)
     else:
         sums, counts = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed)
-    if count_needed:
-        hist[2] = counts
-    hist[0] = sums.real
-    hist[1] = sums.imag
-    if not count_needed:
-        hist[2] = hist[1]
-    return hist
+    return histogram_rows(sums, counts)  # [real parts, imaginary parts, counts]
 
 
 # --- split finding -------------------------------------------------------------
