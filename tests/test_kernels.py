@@ -395,3 +395,31 @@ def test_histogram_rows_equal_the_torch_rows(with_counts):
     assert torch.equal(fast, histogram_rows_reference(sums, counts))
     assert torch.equal(fast[0], sums.real) and torch.equal(fast[1], sums.imag)
     assert torch.equal(fast[2], sums.imag if counts is None else counts.double())
+
+
+@pytest.mark.parametrize("count_needed", [True, False])
+def test_gathered_sums_agree_with_a_loop_over_features(count_needed):
+    """The (feature, sample) codes of a node scattered row by row: each bin adds its
+    samples in the order of ``rows``, bit for bit (values over twelve orders of
+    magnitude), for nodes of growing and shrinking sizes sharing one set of buffers."""
+    from treelib.kernels import cell_sums_reference, gathered_sums
+
+    g = torch.Generator().manual_seed(5)
+    n, d, n_bins = 6000, 4, 8
+    X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
+    X_binned_T = X_rows.T.contiguous()
+    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
+    pairs = torch.complex(
+        torch.randn(n, generator=g, dtype=torch.float64) * scale,
+        torch.rand(n, generator=g, dtype=torch.float64) * scale,
+    )
+    buffers = {"capacity": 1000}
+    for m in (1, 700, 3000, 20, 3000):  # (3000: the buffers grow once, then are reused)
+        rows = torch.sort(torch.randperm(n, generator=g)[:m]).values
+        sums, counts = gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed, buffers)
+        ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins, count_needed)
+        assert torch.equal(sums, ref_sums)
+        assert torch.equal(counts, ref_counts) if count_needed else counts is None
+    assert buffers["size"] == 3000
+    alone = gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed)  # no buffers
+    assert torch.equal(alone[0], sums)

@@ -18,12 +18,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
 from .kernels import (
+    TINY_NODE,
     add_to_groups,
     bins_left,
     cell_sums,
     complex_pairs,
     compress,
     feature_sums,
+    gathered_sums,
     histogram_rows,
     leaf_values_binned,
     row_major,
@@ -347,7 +349,8 @@ def gradient_pairs(gradients, hessians):
     return complex_pairs(gradients, h)
 
 
-def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=None):
+def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=None,
+                       buffers=None):  # fmt: skip
     """The histograms of the samples ``rows`` (all when None); ``X_binned_T`` is
     feature-major (n_features, n_samples). Returns (3, n_features, n_bins) float64;
     with constant hessians (``count_needed`` False) rows 1 and 2 are both the count.
@@ -355,12 +358,18 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     Speed tricks (:mod:`treelib.kernels`, each checked against a plain version): a
     big node is summed feature by feature, a chunk of samples at a time
     (``feature_sums``); a small one (fewer than :data:`SMALL_NODE` samples) in one
-    scatter over all its (sample, feature) cells, gathered from a row-major copy of
-    ``X_binned`` kept across trees (``cell_sums``, ``row_major``), as fewer, bigger
-    steps cost less. Every bin adds its samples in the order of ``rows`` either way.
+    scatter along the rows of its gathered (feature, sample) codes, in ``buffers``
+    kept across the tree's nodes (``gathered_sums``); a tiny one (fewer than
+    ``TINY_NODE``, on the CPU) in one numpy scatter over all its (sample, feature)
+    cells, gathered from a row-major copy of ``X_binned`` kept across trees
+    (``cell_sums``, ``row_major``): fewer, bigger steps cost less. Every bin adds
+    its samples in the order of ``rows`` either way.
     """
-    if X_binned is not None and rows is not None and len(rows) < SMALL_NODE:
+    tiny = rows is not None and len(rows) < TINY_NODE and X_binned_T.device.type == "cpu"
+    if X_binned is not None and tiny:
         sums, counts = cell_sums(row_major(X_binned), rows, pairs, n_bins, count_needed)
+    elif rows is not None and len(rows) < SMALL_NODE:
+        sums, counts = gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed, buffers)
     else:
         sums, counts = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed)
     return histogram_rows(sums, counts)  # [real parts, imaginary parts, counts]
@@ -816,6 +825,7 @@ class TreeGrower:
         self.X_binned = X_binned
         self.X_binned_T = X_binned.T.contiguous()  # feature-major, as scikit-learn's F order
         self._X_rows = None  # a row-major copy, made when a small node needs it
+        self._buffers = {"capacity": SMALL_NODE}  # the small nodes' codes and pairs
         self.pairs = gradient_pairs(gradients, hessians)
         self.gradients = gradients
         self.hessians = hessians
@@ -858,6 +868,7 @@ class TreeGrower:
             not self.hessians_are_constant,
             self.n_bins,
             self.X_binned,
+            self._buffers,
         )
 
     def _initialize_root(self):

@@ -116,6 +116,45 @@ def cell_sums(X_rows, rows, pairs, n_bins, count_needed=True):
     return sums.view(n_features, n_bins), counts
 
 
+def gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed=True, buffers=None):
+    """Chapter 9's histograms of a node of a few thousand samples: :func:`cell_sums`
+    from the feature-major data, in buffers kept across nodes.
+
+    ``X_binned_T`` is feature-major (n_features, n_samples). The node's codes are
+    gathered into one (n_features, m) block, then one scatter along its rows adds
+    each sample's pair into its bin of every feature (the pairs are read once per
+    feature, not copied per cell), each bin in the order of ``rows``
+    (:func:`cell_sums_reference`). The codes and pairs go into ``buffers`` (a dict,
+    filled on first use, for nodes of up to ``buffers["capacity"]`` samples): a
+    tree's small nodes reuse the same arrays instead of making new ones of varying
+    sizes, which the memory allocator would keep, fragmented, from tree to tree.
+    """
+    n_features, m = X_binned_T.shape[0], len(rows)
+    device = X_binned_T.device
+    buffers = {} if buffers is None else buffers
+    if buffers.get("size", 0) < m:
+        size = max(m, buffers.get("capacity", 0))
+        buffers["size"] = size
+        buffers["codes8"] = torch.empty(n_features * size, dtype=X_binned_T.dtype, device=device)
+        buffers["codes"] = torch.empty(n_features * size, dtype=torch.int64, device=device)
+        buffers["pairs"] = torch.empty(size, dtype=pairs.dtype, device=device)
+    codes8 = buffers["codes8"][: n_features * m].view(n_features, m)
+    if device.type == "cpu":  # (numpy's gather along the rows is faster)
+        np.take(X_binned_T.numpy(), rows.numpy(), axis=1, out=codes8.numpy())
+    else:
+        torch.index_select(X_binned_T, 1, rows, out=codes8)
+    codes = buffers["codes"][: n_features * m].view(n_features, m)
+    codes.copy_(codes8)
+    node_pairs = torch.index_select(pairs, 0, rows, out=buffers["pairs"][:m])
+    sums = torch.zeros(n_features, n_bins, dtype=pairs.dtype, device=device)
+    sums.scatter_add_(1, codes, node_pairs[None, :].expand(n_features, m))
+    if not count_needed:
+        return sums, None
+    codes += torch.arange(0, n_features * n_bins, n_bins, device=device)[:, None]
+    counts = torch.bincount(codes.view(-1), minlength=n_features * n_bins)
+    return sums, counts.view(n_features, n_bins)
+
+
 def bins_left(column, rows, bin_idx, missing_bin=None):
     """``(codes <= bin_idx) | (codes == missing_bin)``, ``codes`` being ``column[rows]``.
 
