@@ -225,6 +225,30 @@ def histogram_rows(sums, counts):
     return torch.from_numpy(hist)
 
 
+ELEMENTWISE_PIECE = 2**15  # elements of a sample-long array computed at a time (256 KB of float64)
+
+
+def elementwise_in_pieces(fn, arrays, outs, size=None):
+    """``outs[k][:] = fn(*arrays)[k]``, a piece of ``size`` elements at a time.
+
+    Chapter 9's boosting loop computes each iteration's losses, gradients and
+    hessians this way. ``fn`` works element by element, so every element comes
+    out as from one call on the whole arrays (:func:`elementwise_in_pieces_reference`);
+    but its temporaries are a piece long, of the same sizes at every iteration,
+    instead of a dozen sample-long arrays, which the memory allocator would keep,
+    fragmented, from one iteration to the next (a fifth of the peak memory of a
+    fit on 100,000 rows). ``None`` in ``arrays`` (no sample weights) stays None.
+    """
+    size = size or ELEMENTWISE_PIECE
+    n = len(outs[0])
+    for a in range(0, n, size):
+        b = min(a + size, n)
+        results = fn(*(None if x is None else x[a:b] for x in arrays))
+        for out, result in zip(outs, results):
+            out[a:b] = result
+    return outs
+
+
 CHUNK = 2**16  # samples of a big node summed at a time: their pairs stay in the cache
 
 
@@ -542,6 +566,13 @@ def histogram_rows_reference(sums, counts):
     hist[1] = sums.imag
     hist[2] = sums.imag if counts is None else counts
     return hist
+
+
+def elementwise_in_pieces_reference(fn, arrays, outs):
+    """:func:`elementwise_in_pieces` in one call on the whole arrays."""
+    for out, result in zip(outs, fn(*arrays)):
+        out[:] = result
+    return outs
 
 
 def bins_left_reference(column, rows, bin_idx, missing_bin=None):
