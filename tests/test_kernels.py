@@ -454,3 +454,20 @@ def test_elementwise_in_pieces_equals_one_call():
     assert torch.equal(expected[0], gradient.float()) and torch.equal(expected[2], pointwise)
     only_gradient = elementwise_in_pieces(lambda y: (y * 2, y * 3), (y,), (torch.empty_like(y),), 9)
     assert torch.equal(only_gradient[0], y * 2)
+
+
+def test_bin_counts_are_kept_until_the_data_changes():
+    """The counts per (feature, bin) equal a count by hand, are made once per binned data
+    (a fit's root histograms), and anew once the data changes in place."""
+    from treelib.kernels import bin_counts, bin_counts_reference
+
+    g = torch.Generator().manual_seed(7)
+    X = torch.randint(0, 5, (3, 400), generator=g, dtype=torch.uint8).T  # feature-major
+    first = bin_counts(X, 8)
+    by_hand = torch.tensor([[int((X[:, f] == b).sum()) for b in range(8)] for f in range(3)])
+    assert torch.equal(first, by_hand) and torch.equal(first, bin_counts_reference(X, 8))
+    assert bin_counts(X, 8) is first  # kept across trees
+    assert bin_counts(X, 16).shape == (3, 16)  # (another number of bins: its own counts)
+    X[0, 1] = 7  # changed in place: counted anew
+    second = bin_counts(X, 8)
+    assert second is not first and int(second[1, 7]) == 1

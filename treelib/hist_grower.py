@@ -20,6 +20,7 @@ from sklearn.utils.stats import _weighted_percentile
 from .kernels import (
     TINY_NODE,
     add_to_groups,
+    bin_counts,
     bins_left,
     cell_sums,
     complex_pairs,
@@ -363,13 +364,17 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     ``TINY_NODE``, on the CPU) in one numpy scatter over all its (sample, feature)
     cells, gathered from a row-major copy of ``X_binned`` kept across trees
     (``cell_sums``, ``row_major``): fewer, bigger steps cost less. Every bin adds
-    its samples in the order of ``rows`` either way.
+    its samples in the order of ``rows`` either way. The root's counts, the same
+    at every tree, are made once per ``X_binned`` and kept (``bin_counts``).
     """
     tiny = rows is not None and len(rows) < TINY_NODE and X_binned_T.device.type == "cpu"
     if X_binned is not None and tiny:
         sums, counts = cell_sums(row_major(X_binned), rows, pairs, n_bins, count_needed)
     elif rows is not None and len(rows) < SMALL_NODE:
         sums, counts = gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed, buffers)
+    elif rows is None and X_binned is not None and count_needed:  # the root: counts kept
+        sums, _ = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=False)
+        counts = bin_counts(X_binned, n_bins)
     else:
         sums, counts = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed)
     return histogram_rows(sums, counts)  # [real parts, imaginary parts, counts]

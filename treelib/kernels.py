@@ -50,7 +50,7 @@ def compress(values, mask):
     return torch.from_numpy(values.numpy().compress(mask.numpy()))
 
 
-_ROW_MAJOR = {}  # id(tensor) -> (weak reference, version, row-major copy)
+_ROW_MAJOR = {}  # (id(tensor), what) -> (weak reference, version, what was made of it)
 
 
 def row_major(values):
@@ -64,17 +64,38 @@ def row_major(values):
     """
     if values.is_contiguous() or values.is_inference():  # (no version counter: no cache)
         return values.contiguous()
-    key = id(values)
+    return _kept(values, "row_major", _row_major_copy)
+
+
+def _row_major_copy(values):
+    if values.device.type == "cpu":
+        return torch.from_numpy(np.ascontiguousarray(values.numpy()))
+    return values.contiguous()
+
+
+def _kept(values, what, make):
+    """``make(values)``, made once and kept until ``values`` is freed or changed in place."""
+    key = (id(values), what)
     entry = _ROW_MAJOR.get(key)
     if entry is not None and entry[0]() is values and entry[1] == values._version:
         return entry[2]
-    if values.device.type == "cpu":
-        copy = torch.from_numpy(np.ascontiguousarray(values.numpy()))
-    else:
-        copy = values.contiguous()
+    made = make(values)
     alive = weakref.ref(values, lambda _: _ROW_MAJOR.pop(key, None))  # freed with values
-    _ROW_MAJOR[key] = (alive, values._version, copy)
-    return copy
+    _ROW_MAJOR[key] = (alive, values._version, made)
+    return made
+
+
+def bin_counts(X_binned, n_bins):
+    """The number of samples in each (feature, bin): int64 (n_features, n_bins).
+
+    Chapter 9's root histograms count every sample, whatever the gradients: a
+    boosting fit grows a tree per iteration on the same binned data, so the
+    counts are made once and kept, as :func:`row_major` keeps its copy (the
+    root's sums of gradients and hessians are new at every tree).
+    """
+    if X_binned.is_inference():  # (no version counter: no cache)
+        return bin_counts_reference(X_binned, n_bins)
+    return _kept(X_binned, ("bin_counts", n_bins), lambda v: bin_counts_reference(v, n_bins))
 
 
 TINY_NODE = 2048  # below this many samples, cell_sums adds in numpy on the CPU
@@ -573,6 +594,11 @@ def elementwise_in_pieces_reference(fn, arrays, outs):
     for out, result in zip(outs, fn(*arrays)):
         out[:] = result
     return outs
+
+
+def bin_counts_reference(X_binned, n_bins):
+    """:func:`bin_counts` made anew: one ``bincount`` per feature."""
+    return torch.stack([torch.bincount(column, minlength=n_bins) for column in X_binned.T])
 
 
 def bins_left_reference(column, rows, bin_idx, missing_bin=None):
