@@ -275,6 +275,12 @@ def test_feature_sums_in_chunks_agree_with_a_loop_over_features(monkeypatch, all
     sums, counts = feature_sums(X_rows.T.contiguous(), None if all_rows else rows, pairs, n_bins)
     ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins)
     assert torch.equal(sums, ref_sums) and torch.equal(counts, ref_counts)
+    buffers = {}  # chunk buffers kept from node to node: the same sums
+    for node_rows in (rows[:700], rows, rows[:5]):
+        sums, counts = feature_sums(X_rows.T.contiguous(), node_rows, pairs, n_bins, True, buffers)
+        ref_sums, ref_counts = cell_sums_reference(X_rows, node_rows, pairs, n_bins)
+        assert torch.equal(sums, ref_sums) and torch.equal(counts, ref_counts)
+    assert buffers["chunk"] == 128
 
 
 @pytest.mark.parametrize("missing_bin", [None, 255])

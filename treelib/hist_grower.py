@@ -373,10 +373,10 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     elif rows is not None and len(rows) < SMALL_NODE:
         sums, counts = gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed, buffers)
     elif rows is None and X_binned is not None and count_needed:  # the root: counts kept
-        sums, _ = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=False)
+        sums, _ = feature_sums(X_binned_T, rows, pairs, n_bins, False, buffers)
         counts = bin_counts(X_binned, n_bins)
     else:
-        sums, counts = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed)
+        sums, counts = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed, buffers)
     return histogram_rows(sums, counts)  # [real parts, imaginary parts, counts]
 
 

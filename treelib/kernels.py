@@ -273,7 +273,7 @@ def elementwise_in_pieces(fn, arrays, outs, size=None):
 CHUNK = 2**16  # samples of a big node summed at a time: their pairs stay in the cache
 
 
-def feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=True):
+def feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=True, buffers=None):
     """Chapter 9's histograms of a big node, feature by feature: complex128 sums
     (n_features, n_bins) of the ``pairs`` of the samples ``rows`` (all when None),
     and int64 counts (``None`` unless ``count_needed``).
@@ -282,7 +282,9 @@ def feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=True):
     samples come :data:`CHUNK` at a time, each chunk's pairs read by every
     feature while they are in the cache, into buffers made once; each bin still
     adds its samples in the order of ``rows`` (a scatter adds into the sums of
-    the earlier chunks), so the sums are those of one scatter per feature.
+    the earlier chunks), so the sums are those of one scatter per feature. The
+    chunk buffers may come in ``buffers`` (a dict, filled on first use), kept
+    across a tree's nodes.
     """
     n_features = X_binned_T.shape[0]
     device = X_binned_T.device
@@ -290,15 +292,21 @@ def feature_sums(X_binned_T, rows, pairs, n_bins, count_needed=True):
     sums = torch.zeros(n_features, n_bins, dtype=torch.complex128, device=device)
     counts = torch.zeros(n_features, n_bins, dtype=torch.int64, device=device)
     step = max(1, min(CHUNK if device.type == "cpu" else m, m))
-    codes8 = torch.empty(step, dtype=X_binned_T.dtype, device=device)
-    codes = torch.empty(step, dtype=torch.int64, device=device)
+    buffers = {} if buffers is None else buffers
+    if buffers.get("chunk", 0) < step:
+        buffers["chunk"] = step
+        buffers["chunk_codes8"] = torch.empty(step, dtype=X_binned_T.dtype, device=device)
+        buffers["chunk_codes"] = torch.empty(step, dtype=torch.int64, device=device)
+        buffers["chunk_pairs"] = torch.empty(step, dtype=pairs.dtype, device=device)
+    codes8, codes = buffers["chunk_codes8"], buffers["chunk_codes"]
     for a in range(0, m, step):
         b = min(a + step, m)
         if rows is None:
             chunk_pairs = pairs[a:b]
         else:
             chunk_rows = rows[a:b]
-            chunk_pairs = pairs.index_select(0, chunk_rows)
+            chunk_pairs = torch.index_select(pairs, 0, chunk_rows,
+                                             out=buffers["chunk_pairs"][: b - a])  # fmt: skip
         for f in range(n_features):
             if rows is None:
                 c8 = X_binned_T[f, a:b]
