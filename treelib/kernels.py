@@ -246,7 +246,7 @@ def histogram_rows(sums, counts):
     return torch.from_numpy(hist)
 
 
-ELEMENTWISE_PIECE = 2**15  # elements of a sample-long array computed at a time (256 KB of float64)
+ELEMENTWISE_PIECE = 2**16  # elements of a sample-long array computed at a time (512 KB of float64)
 
 
 def elementwise_in_pieces(fn, arrays, outs, size=None):
