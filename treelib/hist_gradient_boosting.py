@@ -859,6 +859,7 @@ class BaseHistGradientBoosting(BaseEstimator):
                 )
                 predictors[-1].append(predictor)
                 grower.add_to_raw_predictions(raw_T[k])
+                grower = None  # (its samples and buffers freed before the next tree's)
 
             should_early_stop = False
             if self.do_early_stopping_:

@@ -864,6 +864,7 @@ class TreeGrower:
             self.split_next()
         for leaf in self.finalized_leaves:
             leaf.value *= self.shrinkage
+        self._buffers = {"capacity": SMALL_NODE}  # (the histograms' buffers: let go)
 
     def _histograms(self, rows):
         return feature_histograms(
@@ -942,6 +943,7 @@ class TreeGrower:
         """Split the node of highest gain; returns its two children."""
         node = heapq.heappop(self.splittable_nodes)
         info = node.split_info
+        histograms, node.histograms = node.histograms, None  # (only its children need them)
         left_mask = self._goes_left(info, node.sample_indices)
         rows_left = compress(node.sample_indices, left_mask)
         rows_right = compress(node.sample_indices, ~left_mask)
@@ -993,13 +995,12 @@ class TreeGrower:
         if not left.is_leaf or not right.is_leaf:
             smallest, largest = (left, right) if left.n_samples < right.n_samples else (right, left)
             smallest.histograms = self._histograms(smallest.sample_indices)
-            largest.histograms = node.histograms - smallest.histograms  # sibling subtraction
+            largest.histograms = histograms - smallest.histograms  # sibling subtraction
             # the left child first, then the right one (scikit-learn's order)
             self._compute_best_split_and_push(*[c for c in (left, right) if not c.is_leaf])
             for child in (left, right):
                 if child.is_leaf:
                     child.histograms = None
-        node.histograms = None
         return left, right
 
     def _compute_interactions(self, node):
@@ -1015,6 +1016,7 @@ class TreeGrower:
 
     def _finalize_leaf(self, node):
         node.is_leaf = True
+        node.histograms = None  # (a leaf's histograms are not needed)
         self.finalized_leaves.append(node)
 
     def add_to_raw_predictions(self, raw):
