@@ -477,6 +477,8 @@ class Splitter:
         self._any_missing = bool(np.any(has_missing_values))
         self.n_features = n_features
         self._features = np.arange(n_features)
+        every_feature_drawn = feature_fraction_per_split >= 1.0
+        self._every_feature_numeric_and_drawn = every_feature_drawn and not np.any(is_categorical)
 
     def find_node_split(
         self,
@@ -514,7 +516,9 @@ class Splitter:
 
     def _draw(self, allowed_features):
         """The features drawn for one node (``feature_fraction_per_split``), and all
-        the allowed ones."""
+        the allowed ones; None when every feature is allowed and drawn, and numeric."""
+        if allowed_features is None and self._every_feature_numeric_and_drawn:
+            return None
         features = np.arange(self.n_features) if allowed_features is None else allowed_features
         n_allowed = len(features)
         drawn = np.ones(n_allowed, dtype=bool)
@@ -528,30 +532,34 @@ class Splitter:
     def _best_split(self, histograms, node, features_drawn, numeric, i):
         """The winner among one node's features (numeric scans already done)."""
         n_samples, sum_gradients, sum_hessians, value, lower_bound, upper_bound, _ = node
-        features, drawn = features_drawn
-        loss_current_node = sum_gradients * value
         gains = numeric["gain"][i]  # per feature, -1 without a valid split
-        candidates = []
-        for position, f in enumerate(features):
-            f = int(f)
-            if not drawn[position]:
-                candidates.append((-1.0, f, None))
-            elif self.is_categorical[f]:
-                info = self._scan_categorical(
-                    f, n_samples, histograms, sum_gradients, sum_hessians,
-                    loss_current_node, lower_bound, upper_bound,
-                )  # fmt: skip
-                candidates.append((info.gain, f, info))
-            else:
-                candidates.append((gains[f], f, None))
-        best = 0
-        for j in range(1, len(candidates)):
-            if candidates[j][0] > candidates[best][0]:
-                best = j
-        gain, f, info = candidates[best]
-        if info is not None:
-            return info
-        if gain <= -1.0 or not drawn[best] or self.is_categorical[f]:
+        if features_drawn is None:  # every feature, numeric: the first best gain
+            best = f = max(range(self.n_features), key=gains.__getitem__)
+            gain, drawn = gains[f], None
+        else:
+            features, drawn = features_drawn
+            loss_current_node = sum_gradients * value
+            candidates = []
+            for position, f in enumerate(features):
+                f = int(f)
+                if not drawn[position]:
+                    candidates.append((-1.0, f, None))
+                elif self.is_categorical[f]:
+                    info = self._scan_categorical(
+                        f, n_samples, histograms, sum_gradients, sum_hessians,
+                        loss_current_node, lower_bound, upper_bound,
+                    )  # fmt: skip
+                    candidates.append((info.gain, f, info))
+                else:
+                    candidates.append((gains[f], f, None))
+            best = 0
+            for j in range(1, len(candidates)):
+                if candidates[j][0] > candidates[best][0]:
+                    best = j
+            gain, f, info = candidates[best]
+            if info is not None:
+                return info
+        if gain <= -1.0 or (drawn is not None and not drawn[best]) or self.is_categorical[f]:
             return SplitInfo(-1.0, f, bool(self.is_categorical[f]))
         info = SplitInfo(gain, f, False)
         info.bin_idx = int(numeric["bin"][i, f])
