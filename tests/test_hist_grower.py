@@ -15,6 +15,7 @@ from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
 from sklearn.ensemble._hist_gradient_boosting.grower import TreeGrower as SkTreeGrower
 
 from treelib.hist_grower import (
+    SMALL_NODE,
     BinMapper,
     TreeGrower,
     compute_node_value,
@@ -227,3 +228,24 @@ def test_missing_bin_at_a_categorical_split_goes_to_nans_side(seed):
     assert np.array_equal(got.predict_binned(torch.from_numpy(new), 255).numpy(), want)
     by_level = got._predict_binned_by_level(torch.from_numpy(new), 255)
     assert np.array_equal(by_level.numpy(), want)
+
+
+def test_only_the_leaves_keep_their_samples():
+    """A split node lets go of its sample indices (a boosting fit's memory); the leaves
+    keep theirs, which together hold every sample once (the training predictions).
+    No node keeps its histograms, nor the grower its buffers, once the tree is grown."""
+    X, X_binned, sk_bins, theirs, ours = grow_both(0, n=20000)
+    assert ours._buffers == {"capacity": SMALL_NODE}
+    nodes, leaves = [ours.root], []
+    while nodes:
+        node = nodes.pop()
+        assert node.histograms is None
+        if node.is_leaf:
+            leaves.append(node)
+        else:
+            assert node.sample_indices is None
+            nodes += [node.left_child, node.right_child]
+    assert len(leaves) == 31
+    rows = torch.cat([leaf.sample_indices for leaf in leaves])
+    assert torch.equal(rows.sort().values, torch.arange(len(X)))
+    assert [len(leaf.sample_indices) for leaf in leaves] == [leaf.n_samples for leaf in leaves]

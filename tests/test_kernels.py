@@ -275,6 +275,12 @@ def test_feature_sums_in_chunks_agree_with_a_loop_over_features(monkeypatch, all
     sums, counts = feature_sums(X_rows.T.contiguous(), None if all_rows else rows, pairs, n_bins)
     ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins)
     assert torch.equal(sums, ref_sums) and torch.equal(counts, ref_counts)
+    buffers = {}  # chunk buffers kept from node to node: the same sums
+    for node_rows in (rows[:700], rows, rows[:5]):
+        sums, counts = feature_sums(X_rows.T.contiguous(), node_rows, pairs, n_bins, True, buffers)
+        ref_sums, ref_counts = cell_sums_reference(X_rows, node_rows, pairs, n_bins)
+        assert torch.equal(sums, ref_sums) and torch.equal(counts, ref_counts)
+    assert buffers["chunk"] == 128
 
 
 @pytest.mark.parametrize("missing_bin", [None, 255])
@@ -380,3 +386,94 @@ def test_unbounded_gain_equals_split_gain_bit_for_bit(l2):
     loss = -1.25
     expected = split_gain(g_l, h_l, g_r, h_r, loss, 0, -np.inf, np.inf, l2)
     np.testing.assert_array_equal(unbounded_gain(g_l, h_l, g_r, h_r, loss, l2), expected)
+
+
+@pytest.mark.parametrize("with_counts", [True, False])
+def test_histogram_rows_equal_the_torch_rows(with_counts):
+    from treelib.kernels import histogram_rows, histogram_rows_reference
+
+    g = torch.Generator().manual_seed(4)
+    sums = torch.complex(torch.randn(7, 256, generator=g, dtype=torch.float64),
+                         torch.rand(7, 256, generator=g, dtype=torch.float64))  # fmt: skip
+    counts = torch.randint(0, 50, (7, 256), generator=g) if with_counts else None
+    fast = histogram_rows(sums, counts)
+    assert fast.dtype == torch.float64 and fast.shape == (3, 7, 256)
+    assert torch.equal(fast, histogram_rows_reference(sums, counts))
+    assert torch.equal(fast[0], sums.real) and torch.equal(fast[1], sums.imag)
+    assert torch.equal(fast[2], sums.imag if counts is None else counts.double())
+
+
+@pytest.mark.parametrize("count_needed", [True, False])
+def test_gathered_sums_agree_with_a_loop_over_features(count_needed):
+    """The (feature, sample) codes of a node scattered row by row: each bin adds its
+    samples in the order of ``rows``, bit for bit (values over twelve orders of
+    magnitude), for nodes of growing and shrinking sizes sharing one set of buffers."""
+    from treelib.kernels import cell_sums_reference, gathered_sums
+
+    g = torch.Generator().manual_seed(5)
+    n, d, n_bins = 6000, 4, 8
+    X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
+    X_binned_T = X_rows.T.contiguous()
+    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
+    pairs = torch.complex(
+        torch.randn(n, generator=g, dtype=torch.float64) * scale,
+        torch.rand(n, generator=g, dtype=torch.float64) * scale,
+    )
+    buffers = {"capacity": 1000}
+    for m in (1, 700, 3000, 20, 3000):  # (3000: the buffers grow once, then are reused)
+        rows = torch.sort(torch.randperm(n, generator=g)[:m]).values
+        sums, counts = gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed, buffers)
+        ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins, count_needed)
+        assert torch.equal(sums, ref_sums)
+        assert torch.equal(counts, ref_counts) if count_needed else counts is None
+    assert buffers["size"] == 3000
+    alone = gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed)  # no buffers
+    assert torch.equal(alone[0], sums)
+
+
+def test_elementwise_in_pieces_equals_one_call():
+    """The log-loss and its gradients and hessians, a few samples at a time, equal one
+    call on all of them, bit for bit (every branch: raw below -37, above 18 and 33.3)."""
+    from treelib.hist_gradient_boosting import HalfBinomialLoss
+    from treelib.kernels import elementwise_in_pieces, elementwise_in_pieces_reference
+
+    g = torch.Generator().manual_seed(6)
+    n = 1000
+    raw = torch.randn(n, generator=g, dtype=torch.float64) * 20
+    y = (torch.rand(n, generator=g) < 0.5).double()
+    weight = torch.rand(n, generator=g, dtype=torch.float64)
+    loss = HalfBinomialLoss()
+
+    def weighted(y, raw, weight):
+        gradient, hessian = loss.grad_hess(y, raw)
+        return gradient * weight, hessian * weight, loss.pointwise(y, raw)
+
+    def outs():
+        f32, f64 = torch.float32, torch.float64
+        return torch.empty(n, dtype=f32), torch.empty(n, dtype=f32), torch.empty(n, dtype=f64)
+
+    expected = elementwise_in_pieces_reference(weighted, (y, raw, weight), outs())
+    for size in (7, 64, n, 2 * n):
+        got = elementwise_in_pieces(weighted, (y, raw, weight), outs(), size)
+        assert all(torch.equal(a, b) for a, b in zip(got, expected))
+    gradient, hessian, pointwise = weighted(y, raw, weight)
+    assert torch.equal(expected[0], gradient.float()) and torch.equal(expected[2], pointwise)
+    only_gradient = elementwise_in_pieces(lambda y: (y * 2, y * 3), (y,), (torch.empty_like(y),), 9)
+    assert torch.equal(only_gradient[0], y * 2)
+
+
+def test_bin_counts_are_kept_until_the_data_changes():
+    """The counts per (feature, bin) equal a count by hand, are made once per binned data
+    (a fit's root histograms), and anew once the data changes in place."""
+    from treelib.kernels import bin_counts, bin_counts_reference
+
+    g = torch.Generator().manual_seed(7)
+    X = torch.randint(0, 5, (3, 400), generator=g, dtype=torch.uint8).T  # feature-major
+    first = bin_counts(X, 8)
+    by_hand = torch.tensor([[int((X[:, f] == b).sum()) for b in range(8)] for f in range(3)])
+    assert torch.equal(first, by_hand) and torch.equal(first, bin_counts_reference(X, 8))
+    assert bin_counts(X, 8) is first  # kept across trees
+    assert bin_counts(X, 16).shape == (3, 16)  # (another number of bins: its own counts)
+    X[0, 1] = 7  # changed in place: counted anew
+    second = bin_counts(X, 8)
+    assert second is not first and int(second[1, 7]) == 1

@@ -98,6 +98,7 @@ from sklearn.utils.validation import (
 
 from . import hist_grower
 from ._validation import _as_tensor
+from .kernels import elementwise_in_pieces
 
 
 def _check_categorical_features_pandas(X, categorical_features):
@@ -233,16 +234,21 @@ class _Loss:
 
     def __call__(self, y, raw, weight=None):
         """The weighted mean loss (``raw`` of shape (n,) or (n, 1))."""
-        return float(_average(self.pointwise(y, raw.reshape(-1)), weight))
+        raw = raw.reshape(-1)
+        losses = torch.empty_like(raw)
+        # (element by element, a piece of the samples at a time: less memory)
+        elementwise_in_pieces(lambda y, raw: (self.pointwise(y, raw),), (y, raw), (losses,))
+        return float(_average(losses, weight))
 
     def gradient_hessian(self, y, raw, weight, gradient, hessian):
         """Fill ``gradient`` (float32, (n, 1)) and ``hessian`` ((n, 1) or (1,))."""
-        g, h = self.grad_hess(y, raw[:, 0])
-        if weight is not None:
-            g, h = g * weight, h * weight
-        gradient[:, 0] = g
-        if not self.constant_hessian:
-            hessian[:, 0] = h
+
+        def weighted(y, raw, weight):
+            g, h = self.grad_hess(y, raw)
+            return (g, h) if weight is None else (g * weight, h * weight)
+
+        outs = (gradient[:, 0],) if self.constant_hessian else (gradient[:, 0], hessian[:, 0])
+        elementwise_in_pieces(weighted, (y, raw[:, 0], weight), outs)  # (as __call__)
 
 
 class HalfSquaredError(_Loss):
@@ -853,6 +859,7 @@ class BaseHistGradientBoosting(BaseEstimator):
                 )
                 predictors[-1].append(predictor)
                 grower.add_to_raw_predictions(raw_T[k])
+                grower = None  # (its samples and buffers freed before the next tree's)
 
             should_early_stop = False
             if self.do_early_stopping_:

@@ -18,12 +18,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
 from .kernels import (
+    TINY_NODE,
     add_to_groups,
+    bin_counts,
     bins_left,
     cell_sums,
     complex_pairs,
     compress,
     feature_sums,
+    gathered_sums,
+    histogram_rows,
     leaf_values_binned,
     row_major,
     unbounded_gain,
@@ -346,7 +350,8 @@ def gradient_pairs(gradients, hessians):
     return complex_pairs(gradients, h)
 
 
-def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=None):
+def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=None,
+                       buffers=None):  # fmt: skip
     """The histograms of the samples ``rows`` (all when None); ``X_binned_T`` is
     feature-major (n_features, n_samples). Returns (3, n_features, n_bins) float64;
     with constant hessians (``count_needed`` False) rows 1 and 2 are both the count.
@@ -354,24 +359,25 @@ def feature_histograms(X_binned_T, rows, pairs, count_needed, n_bins, X_binned=N
     Speed tricks (:mod:`treelib.kernels`, each checked against a plain version): a
     big node is summed feature by feature, a chunk of samples at a time
     (``feature_sums``); a small one (fewer than :data:`SMALL_NODE` samples) in one
-    scatter over all its (sample, feature) cells, gathered from a row-major copy of
-    ``X_binned`` kept across trees (``cell_sums``, ``row_major``), as fewer, bigger
-    steps cost less. Every bin adds its samples in the order of ``rows`` either way.
+    scatter along the rows of its gathered (feature, sample) codes, in ``buffers``
+    kept across the tree's nodes (``gathered_sums``); a tiny one (fewer than
+    ``TINY_NODE``, on the CPU) in one numpy scatter over all its (sample, feature)
+    cells, gathered from a row-major copy of ``X_binned`` kept across trees
+    (``cell_sums``, ``row_major``): fewer, bigger steps cost less. Every bin adds
+    its samples in the order of ``rows`` either way. The root's counts, the same
+    at every tree, are made once per ``X_binned`` and kept (``bin_counts``).
     """
-    n_features = X_binned_T.shape[0]
-    device = X_binned_T.device
-    hist = torch.empty(3, n_features, n_bins, dtype=torch.float64, device=device)
-    if X_binned is not None and rows is not None and len(rows) < SMALL_NODE:
+    tiny = rows is not None and len(rows) < TINY_NODE and X_binned_T.device.type == "cpu"
+    if X_binned is not None and tiny:
         sums, counts = cell_sums(row_major(X_binned), rows, pairs, n_bins, count_needed)
+    elif rows is not None and len(rows) < SMALL_NODE:
+        sums, counts = gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed, buffers)
+    elif rows is None and X_binned is not None and count_needed:  # the root: counts kept
+        sums, _ = feature_sums(X_binned_T, rows, pairs, n_bins, False, buffers)
+        counts = bin_counts(X_binned, n_bins)
     else:
-        sums, counts = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed)
-    if count_needed:
-        hist[2] = counts
-    hist[0] = sums.real
-    hist[1] = sums.imag
-    if not count_needed:
-        hist[2] = hist[1]
-    return hist
+        sums, counts = feature_sums(X_binned_T, rows, pairs, n_bins, count_needed, buffers)
+    return histogram_rows(sums, counts)  # [real parts, imaginary parts, counts]
 
 
 # --- split finding -------------------------------------------------------------
@@ -471,6 +477,8 @@ class Splitter:
         self._any_missing = bool(np.any(has_missing_values))
         self.n_features = n_features
         self._features = np.arange(n_features)
+        every_feature_drawn = feature_fraction_per_split >= 1.0
+        self._every_feature_numeric_and_drawn = every_feature_drawn and not np.any(is_categorical)
 
     def find_node_split(
         self,
@@ -508,7 +516,9 @@ class Splitter:
 
     def _draw(self, allowed_features):
         """The features drawn for one node (``feature_fraction_per_split``), and all
-        the allowed ones."""
+        the allowed ones; None when every feature is allowed and drawn, and numeric."""
+        if allowed_features is None and self._every_feature_numeric_and_drawn:
+            return None
         features = np.arange(self.n_features) if allowed_features is None else allowed_features
         n_allowed = len(features)
         drawn = np.ones(n_allowed, dtype=bool)
@@ -522,30 +532,34 @@ class Splitter:
     def _best_split(self, histograms, node, features_drawn, numeric, i):
         """The winner among one node's features (numeric scans already done)."""
         n_samples, sum_gradients, sum_hessians, value, lower_bound, upper_bound, _ = node
-        features, drawn = features_drawn
-        loss_current_node = sum_gradients * value
         gains = numeric["gain"][i]  # per feature, -1 without a valid split
-        candidates = []
-        for position, f in enumerate(features):
-            f = int(f)
-            if not drawn[position]:
-                candidates.append((-1.0, f, None))
-            elif self.is_categorical[f]:
-                info = self._scan_categorical(
-                    f, n_samples, histograms, sum_gradients, sum_hessians,
-                    loss_current_node, lower_bound, upper_bound,
-                )  # fmt: skip
-                candidates.append((info.gain, f, info))
-            else:
-                candidates.append((gains[f], f, None))
-        best = 0
-        for j in range(1, len(candidates)):
-            if candidates[j][0] > candidates[best][0]:
-                best = j
-        gain, f, info = candidates[best]
-        if info is not None:
-            return info
-        if gain <= -1.0 or not drawn[best] or self.is_categorical[f]:
+        if features_drawn is None:  # every feature, numeric: the first best gain
+            best = f = max(range(self.n_features), key=gains.__getitem__)
+            gain, drawn = gains[f], None
+        else:
+            features, drawn = features_drawn
+            loss_current_node = sum_gradients * value
+            candidates = []
+            for position, f in enumerate(features):
+                f = int(f)
+                if not drawn[position]:
+                    candidates.append((-1.0, f, None))
+                elif self.is_categorical[f]:
+                    info = self._scan_categorical(
+                        f, n_samples, histograms, sum_gradients, sum_hessians,
+                        loss_current_node, lower_bound, upper_bound,
+                    )  # fmt: skip
+                    candidates.append((info.gain, f, info))
+                else:
+                    candidates.append((gains[f], f, None))
+            best = 0
+            for j in range(1, len(candidates)):
+                if candidates[j][0] > candidates[best][0]:
+                    best = j
+            gain, f, info = candidates[best]
+            if info is not None:
+                return info
+        if gain <= -1.0 or (drawn is not None and not drawn[best]) or self.is_categorical[f]:
             return SplitInfo(-1.0, f, bool(self.is_categorical[f]))
         info = SplitInfo(gain, f, False)
         info.bin_idx = int(numeric["bin"][i, f])
@@ -824,6 +838,7 @@ class TreeGrower:
         self.X_binned = X_binned
         self.X_binned_T = X_binned.T.contiguous()  # feature-major, as scikit-learn's F order
         self._X_rows = None  # a row-major copy, made when a small node needs it
+        self._buffers = {"capacity": SMALL_NODE}  # the small nodes' codes and pairs
         self.pairs = gradient_pairs(gradients, hessians)
         self.gradients = gradients
         self.hessians = hessians
@@ -857,6 +872,7 @@ class TreeGrower:
             self.split_next()
         for leaf in self.finalized_leaves:
             leaf.value *= self.shrinkage
+        self._buffers = {"capacity": SMALL_NODE}  # (the histograms' buffers: let go)
 
     def _histograms(self, rows):
         return feature_histograms(
@@ -866,6 +882,7 @@ class TreeGrower:
             not self.hessians_are_constant,
             self.n_bins,
             self.X_binned,
+            self._buffers,
         )
 
     def _initialize_root(self):
@@ -934,6 +951,7 @@ class TreeGrower:
         """Split the node of highest gain; returns its two children."""
         node = heapq.heappop(self.splittable_nodes)
         info = node.split_info
+        histograms, node.histograms = node.histograms, None  # (only its children need them)
         left_mask = self._goes_left(info, node.sample_indices)
         rows_left = compress(node.sample_indices, left_mask)
         rows_right = compress(node.sample_indices, ~left_mask)
@@ -944,6 +962,7 @@ class TreeGrower:
         right = TreeNode(depth, rows_right, info.sum_gradient_right, info.sum_hessian_right,
                          value=info.value_right)  # fmt: skip
         node.left_child, node.right_child = left, right
+        node.sample_indices = None  # only the leaves' samples are needed: not kept
         if self.interaction_cst is not None:
             left.allowed_features, left.interaction_cst_indices = self._compute_interactions(node)
             right.interaction_cst_indices = left.interaction_cst_indices
@@ -984,13 +1003,12 @@ class TreeGrower:
         if not left.is_leaf or not right.is_leaf:
             smallest, largest = (left, right) if left.n_samples < right.n_samples else (right, left)
             smallest.histograms = self._histograms(smallest.sample_indices)
-            largest.histograms = node.histograms - smallest.histograms  # sibling subtraction
+            largest.histograms = histograms - smallest.histograms  # sibling subtraction
             # the left child first, then the right one (scikit-learn's order)
             self._compute_best_split_and_push(*[c for c in (left, right) if not c.is_leaf])
             for child in (left, right):
                 if child.is_leaf:
                     child.histograms = None
-        node.histograms = None
         return left, right
 
     def _compute_interactions(self, node):
@@ -1006,6 +1024,7 @@ class TreeGrower:
 
     def _finalize_leaf(self, node):
         node.is_leaf = True
+        node.histograms = None  # (a leaf's histograms are not needed)
         self.finalized_leaves.append(node)
 
     def add_to_raw_predictions(self, raw):
