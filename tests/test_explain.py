@@ -679,6 +679,9 @@ def test_hist_gradient_boosting_errors():
     model = sk_ensemble.HistGradientBoostingRegressor(max_iter=3).fit(X, y, np.ones(len(X)))
     with pytest.raises(NotImplementedError, match="sample weights"):
         partial_dependence(model, X, [0], method="recursion")
+    ours = treelib.HistGradientBoostingRegressor(max_iter=3).fit(X, y, np.ones(len(X)))
+    with pytest.raises(NotImplementedError, match="sample weights"):  # as scikit-learn's
+        partial_dependence(ours, X, [0], method="recursion")
     with pytest.raises(NotFittedError):
         TreeExplainer(treelib.HistGradientBoostingRegressor())
     pd = pytest.importorskip("pandas")

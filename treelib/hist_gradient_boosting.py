@@ -662,6 +662,9 @@ class BaseHistGradientBoosting(BaseEstimator):
         check_consistent_length(X, y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            # as scikit-learn: partial dependence's recursion reads the node counts,
+            # which ignore the weights, so it refuses a model fitted with them
+            self._fitted_with_sw = True
         sample_weight = self._finalize_sample_weight(sample_weight, y)
 
         validation_data_provided = X_val is not None or y_val is not None
