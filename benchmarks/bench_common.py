@@ -152,8 +152,15 @@ def fmt(value, spec, width=0):
 
 
 def csv_cells(row, fields, formats):
-    """One CSV line's cells: each field formatted with its spec, a missing number as ``nan``."""
-    return {k: "nan" if is_missing(row[k]) else format(row[k], formats.get(k, "")) for k in fields}
+    """One CSV line's cells: each field formatted with its spec, a missing number as ``nan``,
+    a field the row does not have (a fit that did not finish) empty."""
+    cells = {}
+    for k in fields:
+        if k not in row:
+            cells[k] = ""
+        else:
+            cells[k] = "nan" if is_missing(row[k]) else format(row[k], formats.get(k, ""))
+    return cells
 
 
 def write_csv(rows, path, fields, formats):

@@ -92,6 +92,7 @@ import time
 from datetime import datetime, timezone
 from importlib import metadata
 
+from bench_common import append_csv
 from bench_fast import make_data, reset_peak, rss_mb  # the data and the RSS helpers
 
 FIELDS = (
@@ -467,14 +468,9 @@ def check_header(path):
 
 
 def append_rows(path, rows):
-    new = check_header(path)
-    with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-        if new:
-            writer.writeheader()
-        for row in rows:
-            writer.writerow({k: (round(v, 4) if isinstance(v, float) else v)
-                             for k, v in row.items()})  # fmt: skip
+    """Append the rows to the CSV, floats rounded to four decimals."""
+    rounded = [{k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()} for r in rows]
+    append_csv(rounded, path, list(FIELDS), {})
 
 
 def rotate(models, r):

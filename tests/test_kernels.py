@@ -38,6 +38,15 @@ def random_sizes(generator, m, n_max=6):
     return torch.randint(0, n_max + 1, (m,), generator=generator)
 
 
+def random_pairs(g, n):
+    """n gradient + i hessian pairs over twelve orders of magnitude (rounding shows)."""
+    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
+    return torch.complex(
+        torch.randn(n, generator=g, dtype=torch.float64) * scale,
+        torch.rand(n, generator=g, dtype=torch.float64) * scale,
+    )
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_segmented_argmax_agrees_with_a_loop_over_segments(seed):
     g = torch.Generator().manual_seed(seed)
@@ -239,11 +248,7 @@ def test_cell_sums_agree_with_a_loop_over_features(m, count_needed):
     g = torch.Generator().manual_seed(m)
     n, d, n_bins = 5000, 4, 8
     X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
-    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
-    pairs = torch.complex(
-        torch.randn(n, generator=g, dtype=torch.float64) * scale,
-        torch.rand(n, generator=g, dtype=torch.float64) * scale,
-    )
+    pairs = random_pairs(g, n)
     rows = torch.sort(torch.randperm(n, generator=g)[:m]).values
     sums, counts = cell_sums(X_rows, rows, pairs, n_bins, count_needed)
     ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins, count_needed)
@@ -266,11 +271,7 @@ def test_feature_sums_in_chunks_agree_with_a_loop_over_features(monkeypatch, all
     g = torch.Generator().manual_seed(5)
     n, d, n_bins = 3000, 3, 16
     X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
-    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
-    pairs = torch.complex(
-        torch.randn(n, generator=g, dtype=torch.float64) * scale,
-        torch.rand(n, generator=g, dtype=torch.float64) * scale,
-    )
+    pairs = random_pairs(g, n)
     rows = torch.arange(n) if all_rows else torch.sort(torch.randperm(n, generator=g)[:1001]).values
     sums, counts = feature_sums(X_rows.T.contiguous(), None if all_rows else rows, pairs, n_bins)
     ref_sums, ref_counts = cell_sums_reference(X_rows, rows, pairs, n_bins)
@@ -414,11 +415,7 @@ def test_gathered_sums_agree_with_a_loop_over_features(count_needed):
     n, d, n_bins = 6000, 4, 8
     X_rows = torch.randint(0, n_bins, (n, d), generator=g, dtype=torch.uint8)
     X_binned_T = X_rows.T.contiguous()
-    scale = 10.0 ** torch.randint(-6, 6, (n,), generator=g)
-    pairs = torch.complex(
-        torch.randn(n, generator=g, dtype=torch.float64) * scale,
-        torch.rand(n, generator=g, dtype=torch.float64) * scale,
-    )
+    pairs = random_pairs(g, n)
     buffers = {"capacity": 1000}
     for m in (1, 700, 3000, 20, 3000):  # (3000: the buffers grow once, then are reused)
         rows = torch.sort(torch.randperm(n, generator=g)[:m]).values
