@@ -96,7 +96,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from . import hist_grower
+from . import compiled, hist_grower
 from ._validation import _as_tensor
 from .kernels import elementwise_in_pieces
 
@@ -339,6 +339,15 @@ class HalfGammaLoss(HalfPoissonLoss):
         return 1.0 - h, h
 
 
+def _compiled_loss(*tensors):
+    """Whether a loss runs as :mod:`treelib.compiled`'s loop: float64 tensors on the CPU."""
+    tensors = [t for t in tensors if t is not None]
+    return (
+        all(t.device.type == "cpu" and t.dtype == torch.float64 for t in tensors)
+        and compiled.available()
+    )
+
+
 def _log1pexp(x):
     """scikit-learn's piecewise ``log(1 + exp(x))``, each sample by its own piece.
 
@@ -369,6 +378,21 @@ class HalfBinomialLoss(_Loss):
 
     def pointwise(self, y, raw):
         return _log1pexp(raw) - y * raw
+
+    def __call__(self, y, raw, weight=None):
+        if not _compiled_loss(y, raw, weight):
+            return super().__call__(y, raw, weight)
+        losses = compiled.binomial_loss(y.numpy(), raw.reshape(-1).numpy())
+        return float(_average(torch.from_numpy(losses), weight))
+
+    def gradient_hessian(self, y, raw, weight, gradient, hessian):
+        if not _compiled_loss(y, raw, weight) or gradient.shape[1] != 1:
+            return super().gradient_hessian(y, raw, weight, gradient, hessian)
+        # (one compiled loop on the CPU, as scikit-learn's: treelib.compiled)
+        compiled.binomial_gradients(
+            y.numpy(), raw[:, 0].numpy(), None if weight is None else weight.numpy(),
+            gradient[:, 0].numpy(), hessian[:, 0].numpy(),
+        )  # fmt: skip
 
     def grad_hess(self, y, raw):
         t = torch.exp(-raw)

@@ -17,6 +17,7 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.stats import _weighted_percentile
 
+from . import compiled
 from .kernels import (
     TINY_NODE,
     add_to_groups,
@@ -477,6 +478,9 @@ class Splitter:
         self._any_missing = bool(np.any(has_missing_values))
         self.n_features = n_features
         self._features = np.arange(n_features)
+        # the scans as one compiled loop (treelib.compiled), on the CPU with numba
+        self._compiled = torch.device(device).type == "cpu" and compiled.available()
+        self._monotonic_int8 = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
         every_feature_drawn = feature_fraction_per_split >= 1.0
         self._every_feature_numeric_and_drawn = every_feature_drawn and not np.any(is_categorical)
 
@@ -594,9 +598,11 @@ class Splitter:
         """
         k = len(nodes)
         width = self._width
-        known = histograms[..., :width]  # (k, 3, d, bins of known values)
         columns = list(zip(*nodes))
         n_samples, sum_gradients, sum_hessians, value, lower, upper = columns[:6]
+        if self._compiled:
+            return self._scan_numeric_compiled(histograms, columns)
+        known = histograms[..., :width]  # (k, 3, d, bins of known values)
         totals = np.array([sum_gradients, sum_hessians, n_samples], dtype=np.float64).T
         totals = totals[:, :, None, None, None]  # (k, 3, 1, 1, 1)
         loss_current_node = np.multiply(sum_gradients, value)[:, None, None, None]
@@ -656,6 +662,34 @@ class Splitter:
             "g_left": g_l[at],
             "h_left": h_l[at],
             "n_left": n_l[at],
+        }
+
+    def _scan_numeric_compiled(self, histograms, columns):
+        """:meth:`_scan_numeric` as one compiled loop (:func:`treelib.compiled.scan_numeric`):
+        the same candidates, gains and ties, bit for bit."""
+        n_samples, sum_gradients, sum_hessians, value, lower, upper = columns[:6]
+        totals = np.array([sum_gradients, sum_hessians, n_samples], dtype=np.float64).T
+        gain, bins, missing_left, g_left, h_left, n_left = compiled.scan_numeric(
+            np.ascontiguousarray(histograms.numpy()),
+            np.ascontiguousarray(totals),
+            np.multiply(sum_gradients, value, dtype=np.float64),
+            np.array(lower, dtype=np.float64),
+            np.array(upper, dtype=np.float64),
+            self._monotonic_int8,
+            self._allowed,
+            self._any_missing,
+            self.min_samples_leaf,
+            float(self.min_hessian_to_split),
+            float(self.min_gain_to_split),
+            float(self.l2_regularization),
+        )
+        return {
+            "gain": gain.tolist(),
+            "bin": bins,
+            "missing_left": missing_left,
+            "g_left": g_left,
+            "h_left": h_left,
+            "n_left": n_left,
         }
 
     def _scan_categorical(
@@ -839,7 +873,14 @@ class TreeGrower:
         self.X_binned_T = X_binned.T.contiguous()  # feature-major, as scikit-learn's F order
         self._X_rows = None  # a row-major copy, made when a small node needs it
         self._buffers = {"capacity": SMALL_NODE}  # the small nodes' codes and pairs
-        self.pairs = gradient_pairs(gradients, hessians)
+        # on the CPU with numba: histograms and partitions as compiled loops
+        self._compiled = X_binned.device.type == "cpu" and compiled.available()
+        if self._compiled:
+            self._arrays = (self.X_binned_T.numpy(), gradients.detach().numpy(),
+                            hessians.reshape(-1).detach().numpy())  # fmt: skip
+            self.pairs = None
+        else:
+            self.pairs = gradient_pairs(gradients, hessians)
         self.gradients = gradients
         self.hessians = hessians
         self.n_bins = n_bins
@@ -875,6 +916,10 @@ class TreeGrower:
         self._buffers = {"capacity": SMALL_NODE}  # (the histograms' buffers: let go)
 
     def _histograms(self, rows):
+        if self._compiled:
+            X_binned_T, g, h = self._arrays
+            rows = None if rows is None else rows.numpy()
+            return torch.from_numpy(compiled.histograms(X_binned_T, rows, g, h, self.n_bins))
         return feature_histograms(
             self.X_binned_T,
             rows,
@@ -947,14 +992,26 @@ class TreeGrower:
         missing = self.missing_values_bin_idx if info.missing_go_to_left else None
         return bins_left(column, rows, info.bin_idx, missing)
 
+    def _partition(self, info, rows):
+        """The node's samples that go left, and those that go right (each in order)."""
+        if self._compiled:
+            column = self._arrays[0][info.feature_idx]
+            if info.is_categorical:
+                mask = bitset_to_mask(info.left_cat_bitset)
+                left, right = compiled.partition(column, rows.numpy(), 0, -1, mask)
+            else:
+                missing = self.missing_values_bin_idx if info.missing_go_to_left else -1
+                left, right = compiled.partition(column, rows.numpy(), info.bin_idx, missing, None)
+            return torch.from_numpy(left), torch.from_numpy(right)
+        left_mask = self._goes_left(info, rows)
+        return compress(rows, left_mask), compress(rows, ~left_mask)
+
     def split_next(self):
         """Split the node of highest gain; returns its two children."""
         node = heapq.heappop(self.splittable_nodes)
         info = node.split_info
         histograms, node.histograms = node.histograms, None  # (only its children need them)
-        left_mask = self._goes_left(info, node.sample_indices)
-        rows_left = compress(node.sample_indices, left_mask)
-        rows_right = compress(node.sample_indices, ~left_mask)
+        rows_left, rows_right = self._partition(info, node.sample_indices)
         depth = node.depth + 1
         n_leaf_nodes = len(self.finalized_leaves) + len(self.splittable_nodes) + 2
         left = TreeNode(depth, rows_left, info.sum_gradient_left, info.sum_hessian_left,

@@ -153,7 +153,7 @@ def gathered_sums(X_binned_T, rows, pairs, n_bins, count_needed=True, buffers=No
     n_features, m = X_binned_T.shape[0], len(rows)
     device = X_binned_T.device
     buffers = {} if buffers is None else buffers
-    if buffers.get("size", 0) < m:
+    if "codes8" not in buffers or buffers["size"] < m:
         size = max(m, buffers.get("capacity", 0))
         buffers["size"] = size
         buffers["codes8"] = torch.empty(n_features * size, dtype=X_binned_T.dtype, device=device)
