@@ -53,6 +53,7 @@ def _compile():
     _STATE["histograms"] = jit(histograms_loop)
     _STATE["scan"] = jit(scan_numeric_loop)
     _STATE["partition"] = jit(partition_loop)
+    _STATE["leaf_values"] = jit(leaf_values_loop)
     _STATE["binomial_loss"] = jit(binomial_loss_loop)
     _STATE["binomial_gradients"] = jit(binomial_gradients_loop)
     return True
@@ -252,6 +253,43 @@ def scan_numeric_loop(hist, totals, loss_current_node, lower, upper, monotonic, 
             out[3, node, f] = best_n
             bins[node, f] = best_bin
             missing_left[node, f] = use_rtl
+
+
+def leaf_values(nodes, binned_sets, X_binned, missing_values_bin_idx):
+    """Each row's leaf value: :func:`treelib.kernels.leaf_values_binned` as one loop
+    that walks each row of the uint8 ``X_binned`` down the tree (scikit-learn's
+    ``_predict_binned``)."""
+    out = np.empty(X_binned.shape[0], dtype=np.float64)
+    sets = binned_sets if len(binned_sets) else np.zeros((1, 256), dtype=np.bool_)
+    _STATE["leaf_values"](
+        np.ascontiguousarray(nodes["feature_idx"], dtype=np.int64),
+        np.ascontiguousarray(nodes["bin_threshold"]),
+        np.ascontiguousarray(nodes["missing_go_to_left"]),
+        np.ascontiguousarray(nodes["is_categorical"]),
+        np.ascontiguousarray(nodes["bitset_idx"]),
+        np.ascontiguousarray(nodes["left"]),
+        np.ascontiguousarray(nodes["right"]),
+        np.ascontiguousarray(nodes["is_leaf"]),
+        np.ascontiguousarray(nodes["value"]),
+        sets, X_binned, missing_values_bin_idx, out,
+    )  # fmt: skip
+    return out
+
+
+def leaf_values_loop(feature, bin_threshold, missing_left, categorical, bitset_idx, left,
+                     right, is_leaf, value, binned_sets, X_binned, missing_bin, out):  # fmt: skip
+    for i in range(X_binned.shape[0]):
+        node = 0
+        while not is_leaf[node]:
+            code = X_binned[i, feature[node]]
+            if code == missing_bin:  # NaN's side first, for a categorical split too
+                goes_left = missing_left[node] != 0
+            elif categorical[node]:
+                goes_left = binned_sets[bitset_idx[node], code]
+            else:
+                goes_left = code <= bin_threshold[node]
+            node = left[node] if goes_left else right[node]
+        out[i] = value[node]
 
 
 def binomial_loss(y, raw):

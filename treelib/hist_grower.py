@@ -79,9 +79,9 @@ def find_binning_thresholds(col_data, max_bins, sample_weight=None):
         nnz_sw = sample_weight != 0
         col_data = col_data[nnz_sw]
         sample_weight = sample_weight[nnz_sw]
-    sort_idx = np.argsort(col_data)
-    col_data = col_data[sort_idx]
-    if sample_weight is not None:
+    if sample_weight is not None:  # (np.percentile needs no sorted data: only the weights do)
+        sort_idx = np.argsort(col_data)
+        col_data = col_data[sort_idx]
         sample_weight = sample_weight[sort_idx]
     distinct_values = np.unique(col_data).astype(np.float64)
     if len(distinct_values) <= 1:
@@ -1226,12 +1226,19 @@ class TreePredictor:
     def predict_binned(self, X_binned, missing_values_bin_idx):
         """The leaf value of every row of binned data (a ``torch.uint8`` tensor).
 
-        On the CPU the rows are split node by node in numpy
-        (:func:`treelib.kernels.leaf_values_binned`); elsewhere, and for reading,
+        On the CPU one compiled loop walks each row down the tree
+        (:func:`treelib.compiled.leaf_values`), or, without numba, the rows are split
+        node by node in numpy (:func:`treelib.kernels.leaf_values_binned`); elsewhere,
+        and for reading,
         :meth:`_predict_binned_by_level` moves all rows one level down per step.
         """
         if X_binned.device.type == "cpu":
             binned_sets = bitset_to_mask(self.binned_left_cat_bitsets)
+            if compiled.available():
+                values = compiled.leaf_values(
+                    self.nodes, binned_sets, X_binned.contiguous().numpy(), missing_values_bin_idx
+                )
+                return torch.from_numpy(values)
             values = leaf_values_binned(
                 self.nodes, binned_sets, X_binned.numpy(), missing_values_bin_idx
             )
