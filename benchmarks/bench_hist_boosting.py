@@ -123,6 +123,7 @@ FIELDS = (
     "sklearn",
     "lightgbm",
     "xgboost",
+    "numba",
     "commit",
     "cpus",
     "platform",
@@ -134,6 +135,7 @@ DISTRIBUTIONS = {
     "sklearn": "scikit-learn",
     "lightgbm": "lightgbm",
     "xgboost": "xgboost-cpu",
+    "numba": "numba",  # treelib's compiled CPU loops (treelib.compiled); "-": not used
 }
 # scikit-learn 1.9.1's HistGradientBoostingClassifier defaults, as used by all four.
 MAX_ITER, LEARNING_RATE, MAX_LEAF_NODES, MIN_SAMPLES_LEAF, MAX_BINS = 100, 0.1, 31, 20, 255
@@ -423,6 +425,8 @@ def environment():
             env["xgboost"] = metadata.version("xgboost")
         except metadata.PackageNotFoundError:
             pass
+    if os.environ.get("TREELIB_COMPILED", "1") == "0":
+        env["numba"] = "-"  # (treelib runs its array versions)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         git = ["git", "-C", root]
