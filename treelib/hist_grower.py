@@ -6,7 +6,10 @@ that use it are in :mod:`treelib.hist_gradient_boosting`.
 The API mirrors scikit-learn 1.9.1's private engine
 (``sklearn/ensemble/_hist_gradient_boosting``: ``binning._BinMapper``,
 ``grower.TreeGrower``, ``predictor.TreePredictor``), with torch tensors where
-scikit-learn passes numpy arrays.
+scikit-learn passes numpy arrays. On the CPU, with numba, a node's histograms, the
+split of its samples and the scan of its bins run as compiled loops
+(:mod:`treelib.compiled`), as scikit-learn's run in Cython; the array versions here
+give the same trees.
 """
 
 import heapq
