@@ -337,8 +337,9 @@ def test_add_to_groups_agrees_with_index_add():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_leaf_values_binned_agree_with_the_level_by_level_loop(seed):
-    """Rows split node by node (numpy) land in the leaves where the torch loop, one
-    level per step, puts them: numeric and categorical splits, NaN bins included."""
+    """Rows split node by node (numpy), and walked down one at a time (the compiled
+    loop of ``predict_binned``), land in the leaves where the torch loop, one level per
+    step, puts them: numeric and categorical splits, NaN bins included."""
     import numpy as np
 
     from treelib.hist_grower import BinMapper, TreeGrower
@@ -362,10 +363,17 @@ def test_leaf_values_binned_agree_with_the_level_by_level_loop(seed):
     predictor = grower.make_predictor(mapper.bin_thresholds_)
     assert predictor.nodes["is_categorical"].any() and predictor.get_n_leaf_nodes() == 15
     new = torch.from_numpy(rng.randint(0, 256, size=(500, d)).astype(np.uint8))
+    from treelib import compiled
+    from treelib.hist_grower import bitset_to_mask
+    from treelib.kernels import leaf_values_binned
+
+    assert compiled.available()  # predict_binned runs the compiled walk
+    sets = bitset_to_mask(predictor.binned_left_cat_bitsets)
     for data in (X_binned, new):
-        fast = predictor.predict_binned(data, 255)
         reference = predictor._predict_binned_by_level(data, 255)
-        assert torch.equal(fast, reference)
+        assert torch.equal(predictor.predict_binned(data, 255), reference)
+        node_by_node = leaf_values_binned(predictor.nodes, sets, data.numpy(), 255)
+        assert torch.equal(torch.from_numpy(node_by_node), reference)
 
 
 def test_row_major_in_inference_mode_copies_without_caching():

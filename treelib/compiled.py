@@ -49,7 +49,7 @@ def _compile():
         return False
     jit = numba.njit(cache=True, nogil=True, boundscheck=False)
     # the scan calls the gain by this module's name: compiled first, inlined
-    globals()["_gain"] = numba.njit(inline="always")(_gain_of_candidate)
+    globals()["_gain"] = numba.njit(inline="always")(_candidate_gain)
     _STATE["histograms"] = jit(histograms_loop)
     _STATE["scan"] = jit(scan_numeric_loop)
     _STATE["partition"] = jit(partition_loop)
@@ -164,8 +164,16 @@ def scan_numeric(hist, totals, loss_current_node, lower, upper, monotonic, allow
     return out[0], bins, missing_left, out[1], out[2], out[3]
 
 
-def _gain_of_candidate(g_l, h_l, g_r, h_r, loss_current_node, cst, lower, upper, l2):
-    """:func:`treelib.hist_grower.split_gain` of one candidate (the same operations)."""
+def _candidate_gain(g_l, h_l, n_l, total_g, total_h, most, min_samples_leaf,
+                    min_hessian_to_split, loss_current_node, cst, lower, upper, l2):  # fmt: skip
+    """The gain of one candidate from its left child's sums, ``-inf`` when the candidate
+    is not allowed: :meth:`treelib.hist_grower.Splitter._scan_numeric`'s rules and
+    :func:`treelib.hist_grower.split_gain`'s operations."""
+    g_r, h_r = total_g - g_l, total_h - h_l
+    if n_l < min_samples_leaf or n_l > most:
+        return -np.inf
+    if h_l < min_hessian_to_split or h_r < min_hessian_to_split:
+        return -np.inf
     value_left = -g_l / (h_l + l2 + 1e-15)
     value_left = min(max(value_left, lower), upper)
     value_right = -g_r / (h_r + l2 + 1e-15)
@@ -175,7 +183,7 @@ def _gain_of_candidate(g_l, h_l, g_r, h_r, loss_current_node, cst, lower, upper,
     return loss_current_node - g_l * value_left - g_r * value_right
 
 
-_gain = _gain_of_candidate
+_gain = _candidate_gain
 
 
 def scan_numeric_loop(hist, totals, loss_current_node, lower, upper, monotonic, allowed,
@@ -206,12 +214,8 @@ def scan_numeric_loop(hist, totals, loss_current_node, lower, upper, monotonic, 
                     n_l += count[b]
                 if not allowed[0, f, b]:
                     continue
-                g_r, h_r = total_g - g_l, total_h - h_l
-                if n_l < min_samples_leaf or n_l > most:
-                    continue
-                if h_l < min_hessian_to_split or h_r < min_hessian_to_split:
-                    continue
-                gain = _gain(g_l, h_l, g_r, h_r, loss, cst, lo, hi, l2)
+                gain = _gain(g_l, h_l, n_l, total_g, total_h, most, min_samples_leaf,
+                             min_hessian_to_split, loss, cst, lo, hi, l2)  # fmt: skip
                 if gain > min_gain and gain > best:
                     best, best_bin = gain, b
                     best_g, best_h, best_n = g_l, h_l, n_l
@@ -233,12 +237,8 @@ def scan_numeric_loop(hist, totals, loss_current_node, lower, upper, monotonic, 
                     if not allowed[1, f, j]:
                         continue
                     g_l, h_l, n_l = total_g - r_g, total_h - r_h, total_n - r_n
-                    g_r, h_r = total_g - g_l, total_h - h_l
-                    if n_l < min_samples_leaf or n_l > most:
-                        continue
-                    if h_l < min_hessian_to_split or h_r < min_hessian_to_split:
-                        continue
-                    gain = _gain(g_l, h_l, g_r, h_r, loss, cst, lo, hi, l2)
+                    gain = _gain(g_l, h_l, n_l, total_g, total_h, most, min_samples_leaf,
+                                 min_hessian_to_split, loss, cst, lo, hi, l2)  # fmt: skip
                     # (strictly better: among equal gains the first met, the highest bin)
                     if gain > min_gain and gain > rtl_best:
                         rtl_best, rtl_bin = gain, width - 1 - j
