@@ -10,21 +10,24 @@ dozens of such calls, each a few microseconds of set-up, and a histogram built
 that way first writes an index array as long as the node's cells. Here each
 step is one loop, compiled by `numba <https://numba.pydata.org>`_ when it is
 installed: a node's samples are read once, straight into the three running
-sums of their bins, as scikit-learn's ``histogram.pyx``, ``splitting.pyx``
-(``find_node_split``) and ``_partition`` do.
+sums of their bins, as scikit-learn's Cython loops do (``histogram.pyx``, and
+``splitting.pyx``: ``find_node_split`` for the scan of a numeric feature's bins,
+``split_indices`` for the samples, which it splits in place). A categorical
+feature's scan stays in numpy.
 
-The loops do the same floating-point operations in the same order as the array
-versions (``tests/test_compiled.py`` checks each pair bit for bit), so a model
-is the same with or without them. Without numba, or with the environment
-variable ``TREELIB_COMPILED=0``, :func:`available` is False and the grower uses
-the array versions.
+The grower's loops (histograms, partition, numeric scan, and the walk of a row down
+a tree) do the same floating-point operations in the same order as the array
+versions (``tests/test_compiled.py`` and ``tests/test_kernels.py`` check each pair
+bit for bit): given the same gradients, the trees are the same with or without
+them. Without numba, or with the environment variable ``TREELIB_COMPILED=0``,
+:func:`available` is False and the grower uses the array versions.
 
 The binary log-loss and its gradients (:class:`treelib.hist_gradient_boosting.HalfBinomialLoss`)
 are compiled too, with scikit-learn's formulas. numba's ``exp`` and ``log`` are the C
-library's, as in scikit-learn's Cython; torch's vectorized ``exp`` differs from it in
-the last bit for about one input in two hundred. So on the CPU with numba the
-gradients are scikit-learn's bit for bit, and without it they may differ by one unit in
-the last place.
+library's (numba without Intel's SVML), as in scikit-learn's Cython; torch's vectorized
+``exp`` differs from it in the last bit for about one input in two hundred (measured on
+an x86 CPU). So on the CPU with numba the gradients are scikit-learn's bit for bit;
+without it they may differ in the last place, and so may a binary classifier's scores.
 """
 
 import math

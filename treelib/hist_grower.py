@@ -669,7 +669,8 @@ class Splitter:
 
     def _scan_numeric_compiled(self, histograms, columns):
         """:meth:`_scan_numeric` as one compiled loop (:func:`treelib.compiled.scan_numeric`):
-        the same candidates, gains and ties, bit for bit."""
+        the same candidates, gains and ties, bit for bit (a feature without a valid
+        split gets gain ``-1`` and zero sums, which are not read)."""
         n_samples, sum_gradients, sum_hessians, value, lower, upper = columns[:6]
         totals = np.array([sum_gradients, sum_hessians, n_samples], dtype=np.float64).T
         gain, bins, missing_left, g_left, h_left, n_left = compiled.scan_numeric(
