@@ -386,7 +386,7 @@ class HalfBinomialLoss(_Loss):
         return float(_average(torch.from_numpy(losses), weight))
 
     def gradient_hessian(self, y, raw, weight, gradient, hessian):
-        if not _compiled_loss(y, raw, weight) or gradient.shape[1] != 1:
+        if not _compiled_loss(y, raw, weight):
             return super().gradient_hessian(y, raw, weight, gradient, hessian)
         # (one compiled loop on the CPU, as scikit-learn's: treelib.compiled)
         compiled.binomial_gradients(
